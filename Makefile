@@ -1,0 +1,35 @@
+# Two commands do all the set-up on a fresh machine (Python 3.11 + make):
+#   make demo   install into .venv, then print a skeleton and a symbol from the example workspace
+#   make test   install into .venv, then lint, type-check and run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLE := examples/workspace
+
+.PHONY: install demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/ctxls skeleton $(EXAMPLE)/auth/tokens.py --target refresh_token --root $(EXAMPLE)
+	$(BIN)/ctxls read $(EXAMPLE)/billing/cache.py ShardedLRUCache._evict --root $(EXAMPLE)
+
+lint: $(STAMP)
+	$(BIN)/ruff check server client tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/stdlib.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Authentication: token minting, verification and session bookkeeping."""

@@ -1,0 +1,1 @@
+"""Billing: money arithmetic, pricing rules, invoices, checkout and reporting."""

@@ -1,0 +1,3 @@
+from ctxls.cli import main
+
+raise SystemExit(main())

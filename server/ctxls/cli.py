@@ -1,0 +1,99 @@
+"""``ctxls serve | skeleton | read | range | status``.
+
+Every command but ``serve`` goes through the Python client and a real server process, the same
+code path an agent uses, so what the shell shows is what an agent gets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol.converters import get_converter
+
+
+def _root_for(path: Path, root: str | None) -> Path:
+    if root:
+        return Path(root).resolve()
+    here = path.resolve()
+    for folder in [here, *here.parents]:
+        if (folder / ".git").exists():
+            return folder
+    cwd = Path.cwd().resolve()
+    return cwd if here.is_relative_to(cwd) else here.parent
+
+
+def _print(result: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(get_converter().unstructure(result), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(result.text)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from ctxls_client import CtxClient, RpcError
+
+    path = Path(args.path)
+    root = _root_for(path, args.root)
+    options = {"lineNumbers": not args.no_line_numbers}
+    async with await CtxClient.start(root, options=options) as client:
+        try:
+            target = str(path.resolve())
+            if args.command == "skeleton":
+                result: Any = await client.skeleton(target, args.target)
+                if not args.json:
+                    print(f"# {result.path}: {result.mode} ({result.reason}), "
+                          f"{result.tokens} tokens", file=sys.stderr)
+            elif args.command == "read":
+                result = await client.read_symbol(target, args.name,
+                                                  include_header=not args.no_header,
+                                                  context_lines=args.context)
+            else:
+                result = await client.read_range(target, args.start, args.end)
+        except RpcError as exc:
+            print(f"ctxls: {exc.message}", file=sys.stderr)
+            return 1
+        _print(result, args.json)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("path")
+        p.add_argument("--root", help="workspace root (default: the enclosing git repository)")
+        p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+        p.add_argument("--no-line-numbers", action="store_true")
+
+    sk = sub.add_parser("skeleton", help="print a file's skeleton")
+    common(sk)
+    sk.add_argument("--target", help="declaration to show in full, e.g. Class.method")
+    rd = sub.add_parser("read", help="print one symbol with its lineage")
+    common(rd)
+    rd.add_argument("name")
+    rd.add_argument("--context", type=int, default=0, help="extra lines around the symbol")
+    rd.add_argument("--no-header", action="store_true", help="omit imports and enclosing lines")
+    rg = sub.add_parser("range", help="print lines START..END (1-based, inclusive)")
+    common(rg)
+    rg.add_argument("start", type=int)
+    rg.add_argument("end", type=int)
+
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        from ctxls.lsp.server import serve as run
+
+        run(args.tcp)
+        return 0
+    return asyncio.run(_run(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,33 @@
+"""Server options, from ``initializationOptions`` (camelCase on the wire)."""
+
+from __future__ import annotations
+
+import attrs
+
+from ctxls.syntax.skeleton import SkeletonOptions
+from ctxls.tokens import DEFAULT_ENCODING
+
+
+@attrs.define
+class Options:
+    encoding: str = DEFAULT_ENCODING  # tiktoken encoding for every token count
+    line_numbers: bool = True
+    whole_max_lines: int = 120
+    whole_max_tokens: int = 1500
+    flat_ratio: float = 0.25
+    doc_lines: int = 4
+    max_file_bytes: int = 1 << 20  # larger files are listed, not parsed
+    read_range_max_lines: int = 400
+    fallback_lines: int = 80
+    scan_processes: int = 2  # worker processes for a cold scan (parsing holds the GIL)
+    exclude: list[str] = attrs.Factory(list)  # extra gitignore-style patterns
+
+    def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
+        return SkeletonOptions(
+            line_numbers=self.line_numbers if line_numbers is None else line_numbers,
+            whole_max_lines=self.whole_max_lines,
+            whole_max_tokens=self.whole_max_tokens,
+            flat_ratio=self.flat_ratio,
+            doc_lines=self.doc_lines,
+            fallback_lines=self.fallback_lines,
+        )

@@ -1,0 +1,446 @@
+"""The engine: workspace state (indexed files, open documents) and the answer to every request.
+
+No LSP transport here: ``lsp/`` translates messages into calls on this class and results back.
+The engine owns the only mutable state of the server (the index and the open documents); the
+answers themselves come from pure functions in ``syntax/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import attrs
+from lsprotocol.types import (
+    DocumentSymbol,
+    Location,
+    Position,
+    Range,
+    SymbolKind,
+    WorkspaceSymbol,
+)
+
+from ctxls import protocol as p
+from ctxls.config import Options
+from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
+from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
+from ctxls.syntax import languages
+from ctxls.syntax.document import Document
+from ctxls.syntax.languages import Language
+from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.skeleton import Rendering, excerpt, render, split_lines, window
+from ctxls.syntax.symbols import at_row, enclosing, resolve
+from ctxls.syntax.text import Encoding, LineIndex
+from ctxls.tokens import tokenizer
+
+PLAIN_MARKER = "... {count} lines elided{names}"
+HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
+
+KIND = {
+    "class": SymbolKind.Class, "function": SymbolKind.Function, "method": SymbolKind.Method,
+    "interface": SymbolKind.Interface, "enum": SymbolKind.Enum, "struct": SymbolKind.Struct,
+    "module": SymbolKind.Module, "namespace": SymbolKind.Namespace, "type": SymbolKind.Class,
+    "trait": SymbolKind.Interface, "impl": SymbolKind.Class, "field": SymbolKind.Field,
+    "attribute": SymbolKind.Field, "constant": SymbolKind.Constant,
+    "variable": SymbolKind.Variable, "object": SymbolKind.Object,
+}
+UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+@attrs.frozen
+class Located:
+    root: Path
+    abspath: Path
+    path: str  # relative to root, POSIX
+    uri: str
+
+
+@attrs.define
+class View:
+    """One file as a request sees it: a consistent snapshot of bytes, rows and outline."""
+
+    loc: Located
+    lang: Language | None
+    data: bytes
+    index: LineIndex
+    outline: Outline | None
+    version: int | None
+    notes: list[str]
+    encoding: Encoding
+    _lines: list[str] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.data.decode("utf-8", errors="replace"))
+        return self._lines
+
+    @property
+    def marker(self) -> str:
+        return self.lang.elision if self.lang else PLAIN_MARKER
+
+    @property
+    def comment(self) -> str:
+        return self.lang.line_comment if self.lang else "#"
+
+    def range(self, first: int, last: int) -> Range:
+        """LSP range of whole rows ``first..last`` (inclusive), in the negotiated units."""
+        return Range(Position(first, 0), self.position(last, len(self.index.line(last))))
+
+    def position(self, row: int, col: int) -> Position:
+        return Position(*self.index.to_lsp(row, col, self.encoding))
+
+
+def _file_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        raise InvalidParams(f"only file: URIs are supported, got `{uri}`")
+    return Path(unquote(parsed.path))
+
+
+class Engine:
+    def __init__(self, roots: list[Path], options: Options | None = None,
+                 encoding: Encoding = "utf-16") -> None:
+        self.roots = [r.resolve() for r in roots]
+        self.options = options or Options()
+        self.encoding: Encoding = encoding
+        self.entries: dict[str, FileEntry] = {}  # by absolute path
+        self.docs: dict[str, Document] = {}  # open documents, by absolute path
+        self.scanning = False
+        self.planned = 0
+
+    # ---- paths -------------------------------------------------------------------------
+    def locate(self, path: str | None = None, uri: str | None = None) -> Located:
+        """Resolve a request's file (symlinks too); refuse anything outside the workspace."""
+        if uri:
+            raw = _file_path(uri)
+        elif path:
+            raw = Path(path)
+        else:
+            raise InvalidParams("name the file: `textDocument.uri` or `path`")
+        candidates = [raw] if raw.is_absolute() else [root / raw for root in self.roots]
+        resolved = [c.resolve() for c in candidates]
+        for target in sorted(resolved, key=lambda r: not r.exists()):
+            for root in self.roots:
+                if target.is_relative_to(root):
+                    return Located(root, target, target.relative_to(root).as_posix(),
+                                   target.as_uri())
+        shown = path or uri
+        raise OutsideWorkspace(
+            f"`{shown}` resolves outside the workspace ({', '.join(map(str, self.roots))}); "
+            "refused without reading it")
+
+    def located(self, params: p.SkeletonParams | p.ReadSymbolParams | p.ReadRangeParams
+                ) -> Located:
+        doc = params.text_document
+        return self.locate(params.path, doc.uri if doc else None)
+
+    # ---- documents ---------------------------------------------------------------------
+    def open(self, uri: str, text: str, version: int | None) -> None:
+        try:
+            loc = self.locate(uri=uri)
+        except (OutsideWorkspace, InvalidParams):
+            return  # editors open files from anywhere; we only serve the workspace
+        self.docs[str(loc.abspath)] = Document(languages.for_path(loc.path), text, version)
+
+    def _doc(self, uri: str) -> Document | None:
+        try:
+            return self.docs.get(str(self.locate(uri=uri).abspath))
+        except (OutsideWorkspace, InvalidParams):
+            return None
+
+    def change(self, uri: str, version: int | None,
+               changes: list[tuple[tuple[int, int], tuple[int, int], str] | str]) -> None:
+        """Replay LSP content changes in order: (start, end, text) or a whole text."""
+        doc = self._doc(uri)
+        if doc is None:
+            return
+        for change in changes:
+            if isinstance(change, str):
+                doc.replace(change, version)
+            else:
+                doc.edit(change[0], change[1], change[2], self.encoding, version)
+
+    def close(self, uri: str) -> None:
+        try:
+            loc = self.locate(uri=uri)
+        except (OutsideWorkspace, InvalidParams):
+            return
+        self.docs.pop(str(loc.abspath), None)
+        self.refresh(uri)
+
+    def refresh(self, uri: str) -> None:
+        """Re-read a file from disk (saved, changed or deleted outside the editor)."""
+        try:
+            loc = self.locate(uri=uri)
+        except (OutsideWorkspace, InvalidParams):
+            return
+        key = str(loc.abspath)
+        if loc.abspath.is_file():
+            self.entries[key] = index_file(loc.path, key, self.options.max_file_bytes)
+        else:
+            self.entries.pop(key, None)
+
+    # ---- scanning ----------------------------------------------------------------------
+    def scan_plan(self) -> list[tuple[str, str]]:
+        plan: list[tuple[str, str]] = []
+        for root in self.roots:
+            plan.extend((rel, str(path)) for rel, path in walk(root, self.options.exclude))
+        self.planned = len(plan)
+        return plan
+
+    def add(self, entries: list[FileEntry]) -> None:
+        for e in entries:
+            self.entries.setdefault(e.abspath, e)  # a refresh that raced the scan wins
+
+    # ---- views -------------------------------------------------------------------------
+    def view(self, loc: Located) -> View:
+        key = str(loc.abspath)
+        doc = self.docs.get(key)
+        if doc is not None:
+            v = View(loc, doc.lang, doc.data, doc.lines, doc.outline(), doc.version,
+                     (["non-utf8: invalid bytes were decoded as U+FFFD"] if doc.non_utf8 else [])
+                     + (["parse-error"] if (o := doc.outline()) and o.errors else []),
+                     self.encoding)
+        else:
+            entry = self.entries.get(key)
+            if entry is None or entry.data is None:
+                entry = self._read(loc, entry)
+            if entry.status == "binary":
+                raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
+            data = entry.data
+            if data is None:
+                data = self._read_raw(loc)
+            v = View(loc, languages.for_path(loc.path), data, LineIndex(data), entry.outline,
+                     None, entry.notes, self.encoding)
+        return v
+
+    def _read(self, loc: Located, entry: FileEntry | None) -> FileEntry:
+        if not loc.abspath.exists():
+            raise FileMissing(f"{loc.path} does not exist in the workspace")
+        if not loc.abspath.is_file():
+            raise InvalidParams(f"{loc.path} is not a file")
+        if entry is None or entry.language is not None:
+            entry = index_file(loc.path, str(loc.abspath), self.options.max_file_bytes)
+            if entry.language is not None:
+                self.entries[str(loc.abspath)] = entry
+        return entry
+
+    def _read_raw(self, loc: Located) -> bytes:
+        size = loc.abspath.stat().st_size
+        if size > HUGE_READ_LIMIT:
+            raise Unreadable(f"{loc.path} is {size} bytes; too large to read")
+        raw = loc.abspath.read_bytes()
+        if b"\0" in raw[:8192]:
+            raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
+        return index_bytes(loc.path, str(loc.abspath), raw, 0, len(raw) + 1).data or b""
+
+    # ---- requests ----------------------------------------------------------------------
+    def _tokens(self, text: str) -> int:
+        return tokenizer(self.options.encoding).count(text)
+
+    def skeleton(self, params: p.SkeletonParams) -> p.SkeletonResult:
+        v = self.view(self.located(params))
+        opts = self.options.skeleton(params.line_numbers)
+        target = params.target or p.Target()
+        decl: Decl | None = None
+        rendering: Rendering | None = None
+        row: int | None = None
+        if target.position is not None:
+            row = v.index.from_lsp(target.position.line, target.position.character,
+                                   self.encoding)[0]
+        if v.outline is None:
+            why = ("unsupported-language" if v.lang is None
+                   else v.notes[0] if v.notes else "no-parse")
+            rendering = window(v.lines, row or 0, v.marker, why, opts)
+        elif target.symbol:
+            try:
+                decl = resolve(v.outline, target.symbol, v.loc.path, target.line)
+            except UnknownSymbol:
+                if not v.outline.errors:
+                    raise
+                hit = _mention(v.lines, target.symbol)
+                if hit is None:
+                    raise
+                rendering = window(v.lines, hit, v.marker,
+                                   "parse-error: symbol not in the parsed outline; "
+                                   f"window around its first mention (line {hit + 1})", opts)
+        elif row is not None:
+            decl = at_row(v.outline, row)
+            if decl is None and any(e.start_row <= row <= e.last_row for e in v.outline.errors):
+                rendering = window(v.lines, row, v.marker, "parse-error", opts)
+        if rendering is None:
+            assert v.outline is not None
+            small = len(v.data) <= opts.whole_max_tokens * 8
+            rendering = render(
+                v.outline, v.lines, v.marker, v.comment, decl,
+                self._tokens(v.data.decode("utf-8", errors="replace")) if small else None, opts)
+        return p.SkeletonResult(
+            uri=v.loc.uri, path=v.loc.path, language=v.lang.name if v.lang else None,
+            version=v.version, text=rendering.text,
+            shown=[v.range(a, b) for a, b in rendering.shown],
+            elided=[p.Elided(v.range(e.first, e.last), e.symbol, e.last - e.first + 1,
+                             list(e.names)) for e in rendering.elided],
+            tokens=self._tokens(rendering.text), mode=rendering.mode, reason=rendering.reason,
+            target=decl.qualname if decl else None, notes=v.notes,
+        )
+
+    def read_symbol(self, params: p.ReadSymbolParams) -> p.ReadSymbolResult:
+        if not params.name.strip():
+            raise InvalidParams("`name` is empty")
+        if params.context_lines < 0:
+            raise InvalidParams("`contextLines` must be ≥ 0")
+        v = self.view(self.located(params))
+        if v.outline is None:
+            raise UnknownSymbol(
+                f"{v.loc.path} has no outline ({', '.join(v.notes) or 'unsupported language'}); "
+                "use ctx/readRange")
+        decl = resolve(v.outline, params.name, v.loc.path, params.line)
+        n = len(v.lines)
+        first = max(0, decl.span.start_row - params.context_lines)
+        last = min(n - 1, decl.span.last_row + params.context_lines)
+        context: list[tuple[int, int]] = []
+        if params.include_header:
+            context += [(h.span.start_row, h.span.last_row) for h in v.outline.header
+                        if h.kind in ("import", "package")]
+            for outer in enclosing(v.outline, decl):
+                context.append((outer.span.start_row, outer.signature.end_row))
+                if outer.body is not None and outer.body.doc is not None:
+                    context.append(outer.body.doc)
+        context = [(a, b) for a, b in context if b < first or a > last]
+        notes = {}
+        if context:
+            notes[min(a for a, _ in context)] = (
+                f"{v.comment} ctxls: context (imports, enclosing declarations) for {decl.qualname}")
+        opts = self.options.skeleton(params.line_numbers)
+        rendering = excerpt(v.lines, [*context, (first, last)], v.marker, opts, notes=notes)
+        merged = _merge(context)
+        return p.ReadSymbolResult(
+            symbol=decl.qualname, kind=decl.kind, uri=v.loc.uri, path=v.loc.path,
+            language=v.lang.name if v.lang else None, version=v.version,
+            range=Range(v.position(decl.span.start_row, decl.span.start_col),
+                        v.position(decl.span.end_row, decl.span.end_col)),
+            context=[v.range(a, b) for a, b in merged],
+            text=rendering.text, tokens=self._tokens(rendering.text), notes=v.notes,
+        )
+
+    def read_range(self, params: p.ReadRangeParams) -> p.ReadRangeResult:
+        if params.start_line < 1 or params.end_line < params.start_line:
+            raise InvalidParams("need 1 ≤ startLine ≤ endLine (1-based, inclusive)")
+        v = self.view(self.located(params))
+        n = len(v.lines)
+        if params.start_line > n:
+            raise InvalidParams(f"{v.loc.path} has {n} lines; startLine {params.start_line} "
+                                "is past the end")
+        first = params.start_line - 1
+        last = min(params.end_line - 1, n - 1, first + self.options.read_range_max_lines - 1)
+        truncated = last < params.end_line - 1
+        opts = self.options.skeleton(params.line_numbers)
+        width = len(str(n))
+        text = "".join(
+            (f"{r + 1:>{width}} | {v.lines[r]}".rstrip() if opts.line_numbers else v.lines[r])
+            + "\n" for r in range(first, last + 1))
+        return p.ReadRangeResult(
+            uri=v.loc.uri, path=v.loc.path, version=v.version, range=v.range(first, last),
+            text=text, tokens=self._tokens(text), total_lines=n, truncated=truncated,
+            notes=v.notes + ([f"capped at {self.options.read_range_max_lines} lines"]
+                             if truncated and last - first + 1 >= self.options.read_range_max_lines
+                             else []),
+        )
+
+    def document_symbols(self, uri: str) -> list[DocumentSymbol]:
+        v = self.view(self.locate(uri=uri))
+        if v.outline is None:
+            return []
+        by_name: dict[str, DocumentSymbol] = {}
+        kids: dict[str, list[DocumentSymbol]] = {}
+        top: list[DocumentSymbol] = []
+        for d in v.outline.decls:
+            sym = DocumentSymbol(
+                name=d.name, kind=_kind(d), detail=_signature(v, d),
+                range=Range(v.position(d.span.start_row, d.span.start_col),
+                            v.position(d.span.end_row, d.span.end_col)),
+                selection_range=Range(v.position(d.name_span.start_row, d.name_span.start_col),
+                                      v.position(d.name_span.end_row, d.name_span.end_col)),
+                children=kids.setdefault(d.qualname, []),
+            )
+            parent = d.parents[-1] if d.parents else None
+            (kids[parent] if parent in by_name else top).append(sym)
+            by_name.setdefault(d.qualname, sym)
+        return top
+
+    def workspace_symbols(self, query: str, limit: int = 200) -> list[WorkspaceSymbol]:
+        q = query.lower()
+        out: list[WorkspaceSymbol] = []
+        files: dict[str, tuple[Outline | None, FileEntry | None]] = {
+            k: (e.outline, e) for k, e in self.entries.items()}
+        for k, doc in self.docs.items():
+            files[k] = (doc.outline(), None)
+        for key in sorted(files):
+            outline, _ = files[key]
+            if outline is None:
+                continue
+            hits = [d for d in outline.decls if _fuzzy(q, d.name.lower())]
+            if not hits:
+                continue
+            try:
+                v = self.view(self.locate(path=key))
+            except Exception:
+                continue
+            for d in hits:
+                out.append(WorkspaceSymbol(
+                    name=d.name, kind=_kind(d),
+                    container_name=d.parents[-1] if d.parents else None,
+                    location=Location(v.loc.uri, Range(
+                        v.position(d.name_span.start_row, d.name_span.start_col),
+                        v.position(d.name_span.end_row, d.name_span.end_col)))))
+                if len(out) >= limit:
+                    return out
+        return out
+
+    def status(self) -> p.StatusResult:
+        skipped = [p.SkippedFile(e.path, ", ".join(e.notes)) for e in self.entries.values()
+                   if e.status != "ok" or e.non_utf8 or (e.outline and e.outline.errors)]
+        return p.StatusResult(
+            roots=[r.as_uri() for r in self.roots], scanning=self.scanning,
+            files=max(self.planned, len(self.entries)),
+            indexed=sum(1 for e in self.entries.values() if e.outline is not None),
+            skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding)
+
+
+def _kind(d: Decl) -> SymbolKind:
+    if d.kind in ("variable", "attribute") and UPPER.match(d.name):
+        return SymbolKind.Constant
+    return KIND.get(d.kind, SymbolKind.Variable)
+
+
+def _signature(v: View, d: Decl) -> str:
+    s = d.signature
+    rows = [v.index.line(r) for r in range(s.start_row, min(s.end_row, s.start_row + 8) + 1)]
+    if len(rows) == 1:
+        rows[0] = rows[0][s.start_col : s.end_col]
+    else:
+        rows[0], rows[-1] = rows[0][s.start_col :], rows[-1][: s.end_col]
+    return " ".join(b" ".join(rows).decode("utf-8", errors="replace").split())[:200]
+
+
+def _fuzzy(query: str, name: str) -> bool:
+    """Every query character in order (what editors' symbol pickers do)."""
+    it = iter(name)
+    return all(ch in it for ch in query)
+
+
+def _mention(lines: list[str], name: str) -> int | None:
+    word = re.compile(rf"\b{re.escape(name.rsplit('.', 1)[-1])}\b")
+    return next((i for i, line in enumerate(lines) if word.search(line)), None)
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out

@@ -1,0 +1,1 @@
+"""The workspace index: which files exist, and what each one declares."""

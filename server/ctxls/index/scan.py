@@ -1,0 +1,146 @@
+"""Walking a workspace and indexing its files.
+
+The walk honours ``.gitignore`` files at every level (pathspec's gitignore semantics) and
+always skips VCS folders, virtualenvs, dependency and build output. Indexing a file reads it,
+classifies it (too large, binary, not UTF-8) and outlines it; it is a top-level function so a
+process pool can run it during a cold scan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pathspec
+
+from ctxls.syntax import languages
+from ctxls.syntax.outline import Outline, outline_source
+from ctxls.syntax.text import decode
+
+ALWAYS_SKIP = frozenset({
+    ".git", ".hg", ".svn", ".jj", "node_modules", "__pycache__", ".venv", "venv",
+    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", "build", "dist",
+    "target", ".gradle", ".idea", ".vscode", "site-packages", ".agent",
+})
+
+SNIFF = 8192  # bytes inspected for NUL when deciding that a file is binary
+
+
+@attrs.frozen
+class FileEntry:
+    path: str  # relative to its root, POSIX
+    abspath: str
+    language: str | None
+    size: int
+    mtime_ns: int
+    digest: str
+    status: str  # ok | too-large | binary | unreadable
+    non_utf8: bool = False
+    data: bytes | None = attrs.field(default=None, repr=False)
+    outline: Outline | None = attrs.field(default=None, repr=False)
+
+    @property
+    def notes(self) -> list[str]:
+        out = [] if self.status == "ok" else [self.status]
+        if self.non_utf8:
+            out.append("non-utf8: invalid bytes were decoded as U+FFFD")
+        if self.outline is not None and self.outline.errors:
+            out.append(f"parse-error: {len(self.outline.errors)} error node(s)")
+        return out
+
+
+def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+    for base, spec in specs:
+        if base and not rel.startswith(base + "/"):
+            continue
+        sub = rel[len(base) + 1 :] if base else rel
+        if spec.match_file(sub + "/" if is_dir else sub):
+            return True
+    return False
+
+
+def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[str, Path]]:
+    """(relative POSIX path, absolute path) of every file not ignored, in sorted order."""
+    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    if extra_excludes:
+        specs.append(("", _spec(extra_excludes)))
+
+    def visit(folder: Path, rel: str) -> Iterator[tuple[str, Path]]:
+        gi = folder / ".gitignore"
+        pushed = False
+        if gi.is_file():
+            try:
+                specs.append((rel, _spec(gi.read_text(encoding="utf-8", errors="replace")
+                                          .splitlines())))
+                pushed = True
+            except OSError:
+                pass
+        try:
+            items = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            items = []
+        for item in items:
+            child = f"{rel}/{item.name}" if rel else item.name
+            try:
+                if item.is_symlink():
+                    continue  # never follow links out of (or around) the workspace
+                if item.is_dir():
+                    if item.name in ALWAYS_SKIP or (Path(item.path) / "pyvenv.cfg").exists():
+                        continue
+                    if not _ignored(specs, child, True):
+                        yield from visit(Path(item.path), child)
+                elif item.is_file() and not _ignored(specs, child, False):
+                    yield child, Path(item.path)
+            except OSError:
+                continue
+        if pushed:
+            specs.pop()
+
+    yield from visit(root, "")
+
+
+def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: int) -> FileEntry:
+    lang = languages.for_path(rel)
+    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
+    common = {"path": rel, "abspath": abspath, "language": lang.name if lang else None,
+              "size": len(raw), "mtime_ns": mtime_ns, "digest": digest}
+    if len(raw) > max_bytes:
+        return FileEntry(status="too-large", **common)  # type: ignore[arg-type]
+    if b"\0" in raw[:SNIFF]:
+        return FileEntry(status="binary", **common)  # type: ignore[arg-type]
+    data, non_utf8 = decode(raw)
+    outline = outline_source(lang, data) if lang is not None else None
+    return FileEntry(status="ok", non_utf8=non_utf8, data=data, outline=outline,
+                     **common)  # type: ignore[arg-type]
+
+
+def index_file(rel: str, abspath: str, max_bytes: int) -> FileEntry:
+    path = Path(abspath)
+    lang = languages.for_path(rel)
+    try:
+        st = path.stat()
+        if lang is None:  # listed only; read on demand (readRange, fallback windows)
+            return FileEntry(path=rel, abspath=abspath, language=None, size=st.st_size,
+                             mtime_ns=st.st_mtime_ns, digest="", status="ok")
+        if st.st_size > max_bytes:
+            with path.open("rb") as fh:
+                head = fh.read(SNIFF)
+            return FileEntry(path=rel, abspath=abspath, language=lang.name,
+                             size=st.st_size, mtime_ns=st.st_mtime_ns, digest="",
+                             status="binary" if b"\0" in head else "too-large")
+        raw = path.read_bytes()
+    except OSError:
+        return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
+                         digest="", status="unreadable")
+    return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes)
+
+
+def index_batch(batch: list[tuple[str, str]], max_bytes: int) -> list[FileEntry]:
+    return [index_file(rel, abspath, max_bytes) for rel, abspath in batch]

@@ -1,0 +1,1 @@
+"""pygls wiring only: handlers translate LSP messages into engine calls and back."""

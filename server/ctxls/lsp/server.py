@@ -1,0 +1,271 @@
+"""The ctxls language server: pygls wiring around ``ctxls.engine.Engine``.
+
+Handlers stay thin: they structure params, call the engine, and turn ``CtxError`` into a
+JSON-RPC error with a code and an actionable message. The one piece of orchestration here is
+the background scan, because it talks to the client (work-done progress) while it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import multiprocessing
+import traceback
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from lsprotocol import types as t
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcServerError,
+)
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+import ctxls
+from ctxls import protocol as p
+from ctxls.config import Options
+from ctxls.engine import Engine, _file_path
+from ctxls.errors import CtxError, InvalidParams
+from ctxls.index.scan import index_batch
+from ctxls.syntax.text import normalise_encoding
+
+log = logging.getLogger("ctxls")
+P = TypeVar("P")
+BATCH = 48  # files per unit of scan work: small enough for smooth progress reports
+POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+
+
+@attrs.define
+class CtxRequestMessage:
+    """Any ``ctx/*`` request: params stay raw so a bad one gets an error, not silence."""
+
+    id: int | str
+    params: Any
+    method: str
+    jsonrpc: str = "2.0"
+
+
+class CtxProtocol(LanguageServerProtocol):
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
+        if method.startswith("ctx/"):
+            return CtxRequestMessage
+        return super().get_message_type(method)
+
+
+class CtxServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("ctxls", ctxls.__version__, protocol_cls=CtxProtocol)
+        self.engine = Engine([])
+        self.scan_done = asyncio.Event()
+        self.scan_task: asyncio.Task[None] | None = None
+
+    def params(self, raw: Any, cls: type[P]) -> P:
+        try:
+            return self.protocol._converter.structure(raw or {}, cls)
+        except Exception as exc:
+            detail = "; ".join(cattrs.transform_error(exc)) if isinstance(
+                exc, cattrs.BaseValidationError) else str(exc)
+            raise JsonRpcInvalidParams(f"invalid params for {cls.__name__}: {detail}") from exc
+
+
+server = CtxServer()
+
+
+def answer(method: str, cls: type[P]) -> Callable[[Callable[[CtxServer, P], Any]], Any]:
+    """Register a ``ctx/*`` request: structure params, map our errors to JSON-RPC errors."""
+
+    def register(fn: Callable[[CtxServer, P], Any]) -> Any:
+        @server.feature(method)
+        @functools.wraps(fn)
+        async def handler(ls: CtxServer, raw: Any) -> Any:
+            return await _guard(lambda: fn(ls, ls.params(raw, cls)))
+
+        return handler
+
+    return register
+
+
+async def _guard(call: Callable[[], Any]) -> Any:
+    try:
+        result = call()
+        if asyncio.iscoroutine(result):
+            result = await result
+        return result
+    except JsonRpcException:
+        raise
+    except InvalidParams as exc:
+        raise JsonRpcInvalidParams(exc.message, data=exc.data) from exc
+    except CtxError as exc:
+        raise JsonRpcServerError(exc.message, exc.code, data=exc.data) from exc  # type: ignore[no-untyped-call]
+    except Exception as exc:
+        log.error("internal error: %s", traceback.format_exc())
+        raise JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}") from exc
+
+
+# ---- lifecycle -------------------------------------------------------------------------
+@server.feature(t.INITIALIZE)
+def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
+    roots = [_file_path(f.uri) for f in params.workspace_folders or []]
+    if not roots and params.root_uri:
+        roots = [_file_path(params.root_uri)]
+    if not roots and params.root_path:
+        roots = [Path(params.root_path)]
+    options = Options()
+    if params.initialization_options:
+        try:
+            options = ls.protocol._converter.structure(params.initialization_options, Options)
+        except Exception as exc:
+            log.warning("invalid initializationOptions, using defaults: %s", exc)
+            ls.window_show_message(t.ShowMessageParams(
+                t.MessageType.Warning, f"ctxls: invalid initializationOptions ({exc}); "
+                "using defaults"))
+    encoding = normalise_encoding(str(ls.workspace.position_encoding or "utf-16"))
+    ls.engine = Engine(roots, options, encoding)
+    log.info("roots=%s encoding=%s", roots, encoding)
+
+
+@server.feature(t.INITIALIZED)
+async def initialized(ls: CtxServer, params: t.InitializedParams) -> None:
+    ls.scan_task = asyncio.create_task(_scan(ls))
+    caps = ls.client_capabilities.workspace
+    watched = caps.did_change_watched_files if caps else None
+    if watched is not None and watched.dynamic_registration:
+        await ls.client_register_capability_async(t.RegistrationParams([t.Registration(
+            id=str(uuid.uuid4()), method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=t.DidChangeWatchedFilesRegistrationOptions(
+                [t.FileSystemWatcher(glob_pattern="**/*")]))]))
+
+
+async def _scan(ls: CtxServer) -> None:
+    """Cold scan in the background; requests are answered meanwhile (files read on demand)."""
+    engine = ls.engine
+    engine.scanning = True
+    loop = asyncio.get_running_loop()
+    token: str | None = None
+    try:
+        plan = await loop.run_in_executor(None, engine.scan_plan)
+        window = ls.client_capabilities.window
+        if window is not None and window.work_done_progress:
+            token = f"ctxls-scan-{uuid.uuid4()}"
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+                title="ctxls: indexing", message=f"0/{len(plan)} files", percentage=0))
+        batches = [plan[i : i + BATCH] for i in range(0, len(plan), BATCH)]
+        pool: Executor | None = None
+        if len(plan) >= POOL_THRESHOLD and engine.options.scan_processes > 1:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["ctxls.index.scan"])
+            pool = ProcessPoolExecutor(engine.options.scan_processes, mp_context=ctx)
+        done = 0
+        try:
+            futures = [loop.run_in_executor(pool, index_batch, b, engine.options.max_file_bytes)
+                       for b in batches]
+            for fut in asyncio.as_completed(futures):
+                entries = await fut
+                engine.add(entries)
+                done += len(entries)
+                if token is not None:
+                    ls.work_done_progress.report(token, t.WorkDoneProgressReport(
+                        message=f"{done}/{len(plan)} files",
+                        percentage=int(100 * done / max(1, len(plan)))))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+    except Exception:
+        log.error("scan failed: %s", traceback.format_exc())
+    finally:
+        engine.scanning = False
+        ls.scan_done.set()
+        if token is not None:
+            ls.work_done_progress.end(token, t.WorkDoneProgressEnd(
+                message=f"{len(engine.entries)} files indexed"))
+
+
+# ---- documents -------------------------------------------------------------------------
+@server.feature(t.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: CtxServer, params: t.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    ls.engine.open(doc.uri, doc.text, doc.version)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: CtxServer, params: t.DidChangeTextDocumentParams) -> None:
+    changes: list[tuple[tuple[int, int], tuple[int, int], str] | str] = []
+    for c in params.content_changes:
+        if isinstance(c, t.TextDocumentContentChangePartial):
+            changes.append(((c.range.start.line, c.range.start.character),
+                            (c.range.end.line, c.range.end.character), c.text))
+        else:
+            changes.append(c.text)
+    ls.engine.change(params.text_document.uri, params.text_document.version, changes)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: CtxServer, params: t.DidCloseTextDocumentParams) -> None:
+    ls.engine.close(params.text_document.uri)
+
+
+@server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: CtxServer, params: t.DidSaveTextDocumentParams) -> None:
+    ls.engine.refresh(params.text_document.uri)
+
+
+@server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched(ls: CtxServer, params: t.DidChangeWatchedFilesParams) -> None:
+    for change in params.changes:
+        ls.engine.refresh(change.uri)
+
+
+# ---- standard requests -----------------------------------------------------------------
+@server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbol(ls: CtxServer, params: t.DocumentSymbolParams) -> Any:
+    return await _guard(lambda: ls.engine.document_symbols(params.text_document.uri))
+
+
+@server.feature(t.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> Any:
+    return await _guard(lambda: ls.engine.workspace_symbols(params.query))
+
+
+# ---- ctx/* -----------------------------------------------------------------------------
+@answer(p.SKELETON, p.SkeletonParams)
+def skeleton(ls: CtxServer, params: p.SkeletonParams) -> p.SkeletonResult:
+    return ls.engine.skeleton(params)
+
+
+@answer(p.READ_SYMBOL, p.ReadSymbolParams)
+def read_symbol(ls: CtxServer, params: p.ReadSymbolParams) -> p.ReadSymbolResult:
+    return ls.engine.read_symbol(params)
+
+
+@answer(p.READ_RANGE, p.ReadRangeParams)
+def read_range(ls: CtxServer, params: p.ReadRangeParams) -> p.ReadRangeResult:
+    return ls.engine.read_range(params)
+
+
+@answer(p.STATUS, p.StatusParams)
+async def status(ls: CtxServer, params: p.StatusParams) -> p.StatusResult:
+    if (params.wait and ls.engine.scanning) or (params.wait and ls.scan_task is None):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ls.scan_done.wait(), params.timeout)
+    return ls.engine.status()
+
+
+def serve(tcp: str | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="ctxls %(levelname)s %(message)s")
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

@@ -1,0 +1,125 @@
+"""The wire contract of every ``ctx/*`` request: params and results as attrs classes.
+
+Field names are snake_case here and camelCase on the wire (lsprotocol's converter does the
+renaming). Result classes have no defaults on purpose: the converter omits fields equal to
+their default, and clients rely on every field being present.
+"""
+
+from __future__ import annotations
+
+import attrs
+from lsprotocol.types import Position, Range, TextDocumentIdentifier
+
+SKELETON = "ctx/skeleton"
+READ_SYMBOL = "ctx/readSymbol"
+READ_RANGE = "ctx/readRange"
+STATUS = "ctx/status"
+
+
+@attrs.define
+class Target:
+    symbol: str | None = None
+    position: Position | None = None
+    line: int | None = None  # 1-based; picks among same-named declarations
+
+
+@attrs.define
+class SkeletonParams:
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    target: Target | None = None
+    line_numbers: bool | None = None
+
+
+@attrs.define
+class Elided:
+    range: Range
+    symbol: str | None
+    lines: int
+    names: list[str]
+
+
+@attrs.define
+class SkeletonResult:
+    uri: str
+    path: str
+    language: str | None
+    version: int | None
+    text: str
+    shown: list[Range]
+    elided: list[Elided]
+    tokens: int
+    mode: str  # skeleton | whole | fallback
+    reason: str
+    target: str | None
+    notes: list[str]
+
+
+@attrs.define
+class ReadSymbolParams:
+    name: str
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    include_header: bool = True
+    context_lines: int = 0
+    line: int | None = None
+    line_numbers: bool | None = None
+
+
+@attrs.define
+class ReadSymbolResult:
+    symbol: str
+    kind: str
+    uri: str
+    path: str
+    language: str | None
+    version: int | None
+    range: Range
+    context: list[Range]  # lineage lines shown before the declaration
+    text: str
+    tokens: int
+    notes: list[str]
+
+
+@attrs.define
+class ReadRangeParams:
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    line_numbers: bool | None = None
+
+
+@attrs.define
+class ReadRangeResult:
+    uri: str
+    path: str
+    version: int | None
+    range: Range
+    text: str
+    tokens: int
+    total_lines: int
+    truncated: bool
+    notes: list[str]
+
+
+@attrs.define
+class StatusParams:
+    wait: bool = False  # answer only when the background scan has finished
+    timeout: float = 120.0
+
+
+@attrs.define
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@attrs.define
+class StatusResult:
+    roots: list[str]
+    scanning: bool
+    files: int
+    indexed: int
+    skipped: list[SkippedFile]
+    encoding: str

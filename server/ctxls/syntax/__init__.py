@@ -1,0 +1,1 @@
+"""Syntax: languages (from grammars/), text and positions, outlines, skeletons. No LSP here."""

@@ -1,0 +1,63 @@
+"""Finding a declaration by name or by position in an outline."""
+
+from __future__ import annotations
+
+import difflib
+
+from ctxls.errors import AmbiguousSymbol, UnknownSymbol
+from ctxls.syntax.outline import Decl, Outline
+
+
+def _describe(d: Decl) -> str:
+    return f"{d.qualname} ({d.kind}, line {d.span.start_row + 1})"
+
+
+def resolve(outline: Outline, name: str, path: str, line: int | None = None) -> Decl:
+    """The one declaration ``name`` means: a qualified name, or a bare name when unique.
+
+    ``line`` (1-based) picks among declarations that share a name (a property's getter and
+    setter, a function defined per platform).
+    """
+    name = name.strip()
+    exact = [d for d in outline.decls if d.qualname == name]
+    found = exact or [
+        d for d in outline.decls if d.name == name or d.qualname.endswith("." + name)
+    ]
+    if line is not None and len(found) > 1:
+        found = [d for d in found if d.span.start_row <= line - 1 <= d.span.last_row] or found
+        found = [d for d in found if d.span.start_row == line - 1] or found
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise AmbiguousSymbol(
+            f"`{name}` is ambiguous in {path}: "
+            + "; ".join(_describe(d) for d in found[:10])
+            + ". Pass a qualified name, or `line` to pick one.",
+            {"candidates": [{"symbol": d.qualname, "kind": d.kind, "line": d.span.start_row + 1}
+                            for d in found]},
+        )
+    pool = sorted({d.qualname for d in outline.decls} | {d.name for d in outline.decls})
+    close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
+    if not close:
+        lowered = name.lower()
+        close = [p for p in pool if lowered in p.lower()][:5]
+    hint = f"; did you mean {', '.join(f'`{c}`' for c in close)}?" if close else ""
+    raise UnknownSymbol(f"no symbol `{name}` in {path}{hint}", {"suggestions": close})
+
+
+def at_row(outline: Outline, row: int) -> Decl | None:
+    """The innermost declaration whose lines include ``row``."""
+    best: Decl | None = None
+    for d in outline.decls:
+        if d.span.start_row <= row <= d.span.last_row and (
+            best is None
+            or d.span.last_row - d.span.start_row <= best.span.last_row - best.span.start_row
+        ):
+            best = d
+    return best
+
+
+def enclosing(outline: Outline, decl: Decl) -> list[Decl]:
+    """The declarations around ``decl``, outermost first."""
+    by_name = {d.qualname: d for d in outline.decls if d.body is not None}
+    return [by_name[p] for p in decl.parents if p in by_name]
