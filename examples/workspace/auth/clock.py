@@ -6,7 +6,7 @@ test suite can freeze time. All datetimes are naive and in UTC.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 
@@ -20,7 +20,7 @@ class SystemClock:
     """The real wall clock, in naive UTC."""
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc).replace(tzinfo=None)
+        return datetime.now(UTC).replace(tzinfo=None)
 
 
 class FrozenClock:

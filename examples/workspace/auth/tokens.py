@@ -16,6 +16,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
@@ -30,10 +31,15 @@ REFRESH_GRACE = timedelta(seconds=30)
 REFRESH_DISABLED = os.environ.get("AUTH_REFRESH_DISABLED") == "1"
 MAX_SCOPES = 16
 MAX_TTL = timedelta(hours=12)
+MAX_LIVE_TOKENS = 8
 _SIGNING_KEY_ENV = "AUTH_SIGNING_KEY"
+_SIGNING_KEY_FILE_ENV = "AUTH_SIGNING_KEY_FILE"
 _DEV_SIGNING_KEY = b"ctxls-example-dev-key-not-for-production"
 _TOKEN_PREFIX = "ctx1"
 _SCOPE_RE = re.compile(r"^[a-z][a-z0-9_.:-]{0,63}$")
+_EPOCH = datetime(1970, 1, 1)
+
+log = logging.getLogger(__name__)
 
 
 class TokenError(Exception):
@@ -93,8 +99,15 @@ class TokenStore:
 
 
 def _signing_key() -> bytes:
-    """The HMAC key: from the environment, or the development key when unset."""
+    """The HMAC key: from the environment (or a file it names), else the development key."""
     value = os.environ.get(_SIGNING_KEY_ENV)
+    path = os.environ.get(_SIGNING_KEY_FILE_ENV)
+    if value is None and path:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = handle.read().strip()
+        except OSError as exc:
+            raise TokenError(f"cannot read signing key from {path}: {exc}") from exc
     if value is None:
         return _DEV_SIGNING_KEY
     key = value.encode("utf-8")
@@ -163,15 +176,20 @@ def decode_token(raw: str, *, key: bytes | None = None) -> Token:
         raise TokenError("bad token signature")
     try:
         payload = json.loads(_unb64(body))
-        return Token(
+        token = Token(
             id=payload["jti"],
             subject=payload["sub"],
             issued_at=datetime.fromisoformat(payload["iat"]),
             expires_at=datetime.fromisoformat(payload["exp"]),
-            scopes=tuple(payload.get("scp", ())),
+            scopes=_normalise_scopes(payload.get("scp", ())),
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise TokenError("token payload is incomplete") from exc
+    if token.expires_at <= token.issued_at:
+        raise TokenError("token expires before it was issued")
+    if not token.id or not token.subject:
+        raise TokenError("token payload has an empty id or subject")
+    return token
 
 
 def _mint(
@@ -210,12 +228,23 @@ def mint_token(
 ) -> Token:
     """Issue a new token for ``subject`` within ``session``."""
     if REFRESH_DISABLED:
+        log.warning("refusing to mint for %s: AUTH_REFRESH_DISABLED is set", subject)
         raise TokenError("token minting is disabled in this environment")
     if subject != session.user_id and not subject.startswith("svc:"):
         raise TokenError(f"session {session.session_id} cannot mint for {subject!r}")
+    if subject.startswith("svc:") and not scopes:
+        raise TokenError("service tokens must name their scopes explicitly")
+    if store is not None:
+        live = list_active_tokens(store, subject, clock=clock)
+        if len(live) >= MAX_LIVE_TOKENS:
+            raise TokenError(f"{subject!r} already holds {len(live)} live tokens")
     token = _mint(session, subject, ttl, scopes, clock=clock)
     if store is not None:
         store.add(token)
+    log.info(
+        "minted %s for %s (scopes=%s, expires=%s)",
+        token.id, subject, ",".join(token.scopes) or "-", token.expires_at.isoformat(),
+    )
     return token
 
 
@@ -231,8 +260,13 @@ def revoke_token(
     if token is None:
         raise TokenError(f"unknown token {token_id}")
     if token.is_expired(clock.now()):
+        log.debug("not revoking %s: already expired at %s", token_id, token.expires_at)
         return
-    session.revoke(token_id)
+    if session.is_revoked(token_id):
+        log.debug("token %s was already revoked", token_id)
+    else:
+        session.revoke(token_id)
+        log.info("revoked %s for %s in session %s", token_id, token.subject, session.session_id)
     if store is not None:
         store.revoke(token_id)
 
@@ -247,10 +281,15 @@ def verify_token(
     """The token ``raw`` encodes if it is genuine, live and not revoked; else None."""
     try:
         token = decode_token(raw)
-    except TokenError:
+    except TokenError as exc:
+        log.debug("rejecting token: %s", exc)
         return None
     now = clock.now()
     if token.is_expired(now) or token.issued_at > now:
+        log.debug("rejecting %s: outside its validity window at %s", token.id, now)
+        return None
+    if token.expires_at - token.issued_at > MAX_TTL:
+        log.warning("rejecting %s: lifetime exceeds MAX_TTL", token.id)
         return None
     if session is not None and session.is_revoked(token.id):
         return None
@@ -287,6 +326,7 @@ def exchange_token(
 ) -> Token:
     """Trade a live token for one carrying a subset of its scopes."""
     if REFRESH_DISABLED:
+        log.warning("refusing to exchange %s: AUTH_REFRESH_DISABLED is set", token.id)
         raise TokenError("token minting is disabled in this environment")
     now = clock.now()
     if token.is_expired(now) or session.is_revoked(token.id):
@@ -296,7 +336,9 @@ def exchange_token(
     if extra:
         raise TokenError(f"cannot widen scopes: {sorted(extra)}")
     remaining = token.expires_at - now
-    return _mint(session, token.subject, min(remaining, DEFAULT_TTL), wanted, clock=clock)
+    narrowed = _mint(session, token.subject, min(remaining, DEFAULT_TTL), wanted, clock=clock)
+    log.info("exchanged %s for %s (scopes=%s)", token.id, narrowed.id, ",".join(wanted) or "-")
+    return narrowed
 
 
 def rotate_session_tokens(
@@ -308,19 +350,29 @@ def rotate_session_tokens(
     """Replace every live token in ``session`` after a signing-key rotation.
 
     Returns a map from each old token id to its replacement; old tokens are revoked.
+    Tokens already within ``REFRESH_GRACE`` of expiry are revoked without replacement:
+    the client is about to refresh them anyway.
     """
     if REFRESH_DISABLED:
+        log.warning("refusing to rotate session %s: AUTH_REFRESH_DISABLED is set",
+                    session.session_id)
         raise TokenError("token minting is disabled in this environment")
     now = clock.now()
     replaced: dict[str, Token] = {}
-    for old in session.active_tokens(now):
-        ttl = max(old.expires_at - now, REFRESH_GRACE)
-        new = _mint(session, old.subject, ttl, old.scopes, clock=clock)
+    dropped = 0
+    for old in sorted(session.active_tokens(now), key=lambda t: t.issued_at):
         session.revoke(old.id)
         if store is not None:
             store.revoke(old.id)
+        if old.expires_at - now <= REFRESH_GRACE:
+            dropped += 1
+            continue
+        new = _mint(session, old.subject, old.expires_at - now, old.scopes, clock=clock)
+        if store is not None:
             store.add(new)
         replaced[old.id] = new
+    log.info("rotated session %s: %d replaced, %d dropped near expiry",
+             session.session_id, len(replaced), dropped)
     return replaced
 
 
@@ -355,12 +407,17 @@ def introspect(
     now = clock.now()
     if token.is_expired(now) or store.is_revoked(token.id):
         return {"active": False}
+    is_service = token.subject.startswith("svc:")
     return {
         "active": True,
+        "token_type": "access",
         "jti": token.id,
         "sub": token.subject,
+        "username": None if is_service else token.subject,
+        "client_id": token.subject.removeprefix("svc:") if is_service else "storefront",
         "scope": " ".join(token.scopes),
-        "iat": int((token.issued_at - datetime(1970, 1, 1)).total_seconds()),
-        "exp": int((token.expires_at - datetime(1970, 1, 1)).total_seconds()),
+        "iat": int((token.issued_at - _EPOCH).total_seconds()),
+        "exp": int((token.expires_at - _EPOCH).total_seconds()),
+        "expires_in": max(0, int((token.expires_at - now).total_seconds())),
         "refresh_due": now + REFRESH_GRACE >= token.expires_at,
     }

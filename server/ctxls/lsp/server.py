@@ -140,10 +140,13 @@ async def initialized(ls: CtxServer, params: t.InitializedParams) -> None:
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps else None
     if watched is not None and watched.dynamic_registration:
-        await ls.client_register_capability_async(t.RegistrationParams([t.Registration(
-            id=str(uuid.uuid4()), method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            register_options=t.DidChangeWatchedFilesRegistrationOptions(
-                [t.FileSystemWatcher(glob_pattern="**/*")]))]))
+        try:
+            await ls.client_register_capability_async(t.RegistrationParams([t.Registration(
+                id=str(uuid.uuid4()), method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=t.DidChangeWatchedFilesRegistrationOptions(
+                    [t.FileSystemWatcher(glob_pattern="**/*")]))]))
+        except Exception as exc:  # the client said no: we still serve, just without watching
+            log.warning("file watching not registered: %s", exc)
 
 
 async def _scan(ls: CtxServer) -> None:

@@ -1,0 +1,75 @@
+"""End-to-end fixtures: the real server over stdio (pytest-lsp), on a copy of the example.
+
+Each test gets its own copy of ``examples/workspace`` so tests may add files on disk (the
+server itself never writes there). Clients are parameterised over real capability sets:
+VS Code negotiates UTF-16 positions, Neovim 0.11 offers UTF-8 first.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as t
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ctxls", "serve"])
+CLIENTS = {"vscode": "visual_studio_code", "neovim": "neovim@v0.11.0"}
+
+
+def plain(obj: Any) -> Any:
+    """pygls hands custom results back as namedtuples; tests read them as JSON."""
+    if hasattr(obj, "_asdict"):
+        return {k: plain(v) for k, v in obj._asdict().items()}
+    if isinstance(obj, list | tuple):
+        return [plain(v) for v in obj]
+    return obj
+
+
+async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
+    return plain(await client.protocol.send_request_async(method, params))
+
+
+async def start(client: LanguageClient, root: Path, kind: str = "vscode",
+                options: dict[str, Any] | None = None) -> None:
+    @client.feature(t.CLIENT_REGISTER_CAPABILITY)
+    def register(params: t.RegistrationParams) -> None:  # editors accept; so does this client
+        client.registrations = params.registrations  # type: ignore[attr-defined]
+
+    await client.initialize_session(t.InitializeParams(
+        capabilities=client_capabilities(CLIENTS[kind]),
+        root_uri=root.as_uri(),
+        workspace_folders=[t.WorkspaceFolder(root.as_uri(), root.name)],
+        initialization_options=options,
+    ))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, params=list(CLIENTS))
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    root = request.getfixturevalue("workspace")
+    lsp_client.kind = request.param  # type: ignore[attr-defined]
+    lsp_client.root = root  # type: ignore[attr-defined]
+    await start(lsp_client, root, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def vscode(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    root = request.getfixturevalue("workspace")
+    lsp_client.root = root  # type: ignore[attr-defined]
+    await start(lsp_client, root, "vscode")
+    yield
+    await lsp_client.shutdown_session()

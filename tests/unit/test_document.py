@@ -1,0 +1,86 @@
+"""Incremental edits: the tree after Tree.edit + re-parse equals a parse from scratch."""
+
+from __future__ import annotations
+
+import random
+
+from ctxls.syntax.document import Document
+from ctxls.syntax.languages import Language
+from ctxls.syntax.outline import outline_source
+
+BASE = '''import os
+
+LIMIT = 3  # 数据 🔑
+
+
+class Store:
+    """Keeps things."""
+
+    def put(self, key, value):
+        self.items[key] = value
+
+    def get(self, key):
+        return self.items.get(key)
+
+
+def helper(x):
+    return x * LIMIT
+'''
+
+INSERTS = ["x", "\n", "def f():\n    pass\n", "🔑", "数据", "(", ")", "    ", ":", ""]
+
+
+def _apply_utf16(text: str, start: tuple[int, int], end: tuple[int, int], new: str) -> str:
+    """The same edit on a Python string, positions in UTF-16 units (as a client does)."""
+    lines = text.split("\n")
+
+    def offset(line: int, ch: int) -> int:
+        before = sum(len(x) + 1 for x in lines[:line])
+        units, i = 0, 0
+        row = lines[line]
+        while i < len(row) and units < ch:
+            units += 2 if ord(row[i]) > 0xFFFF else 1
+            i += 1
+        return before + i
+
+    a, b = offset(*start), offset(*end)
+    return text[:a] + new + text[b:]
+
+
+def _random_position(rng: random.Random, text: str) -> tuple[int, int]:
+    """A position on a character boundary (never inside a surrogate pair)."""
+    lines = text.split("\n")
+    line = rng.randrange(len(lines))
+    bounds, units = [0], 0
+    for ch in lines[line]:
+        units += 2 if ord(ch) > 0xFFFF else 1
+        bounds.append(units)
+    return line, rng.choice(bounds)
+
+
+def test_incremental_edits_match_a_fresh_parse(python: Language) -> None:
+    rng = random.Random(7)
+    doc = Document(python, BASE, 1)
+    text = BASE
+    for step in range(300):
+        a = _random_position(rng, text)
+        b = _random_position(rng, text) if rng.random() < 0.3 else a
+        a, b = min(a, b), max(a, b)
+        new = rng.choice(INSERTS)
+        text = _apply_utf16(text, a, b, new)
+        doc.edit(a, b, new, "utf-16", step + 2)
+        assert doc.data == text.encode()
+        if step % 10 == 0:
+            fresh = python.parser().parse(text.encode())
+            tree = doc.parsed()
+            assert tree is not None
+            assert str(tree.root_node) == str(fresh.root_node)
+            assert doc.outline() == outline_source(python, text.encode())
+
+
+def test_whole_document_change_replaces(python: Language) -> None:
+    doc = Document(python, BASE, 1)
+    doc.replace("def only():\n    return 1\n", 2)
+    outline = doc.outline()
+    assert outline is not None and [d.qualname for d in outline.decls] == ["only"]
+    assert doc.version == 2

@@ -1,0 +1,188 @@
+"""Skeletons of literal sources, compared with the exact text expected."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from ctxls.syntax.languages import Language
+from ctxls.syntax.outline import outline_source
+from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
+from ctxls.syntax.symbols import resolve
+
+ALWAYS = SkeletonOptions(whole_max_lines=0, whole_max_tokens=0, flat_ratio=0)
+
+TOKENS = textwrap.dedent('''\
+    import os
+    from auth.clock import Clock, system_clock
+
+    REFRESH_GRACE = 30
+    REFRESH_DISABLED = os.environ.get("AUTH_REFRESH_DISABLED") == "1"
+
+
+    def mint_token(subject: str, *, clock: Clock = system_clock) -> str:
+        """Mint a token."""
+        if REFRESH_DISABLED:
+            raise RuntimeError("disabled")
+        return f"{subject}:{clock.now()}"
+
+
+    def refresh_token(token: str) -> str:
+        if token:
+            return token
+        return mint_token("x")
+
+
+    if __name__ == "__main__":
+        print(mint_token("me"))
+        print("done")
+''')
+
+
+def skel(python: Language, source: str, target: str | None = None,
+         opts: SkeletonOptions = ALWAYS) -> Rendering:
+    o = outline_source(python, source.encode())
+    decl = resolve(o, target, "t.py") if target else None
+    return render(o, split_lines(source), python.elision, python.line_comment, decl, None, opts)
+
+
+def test_target_in_full_siblings_elided(python: Language) -> None:
+    r = skel(python, TOKENS, "refresh_token")
+    assert r.mode == "skeleton"
+    assert r.text == textwrap.dedent('''\
+         1 | import os
+         2 | from auth.clock import Clock, system_clock
+         3 |
+         4 | REFRESH_GRACE = 30
+         5 | REFRESH_DISABLED = os.environ.get("AUTH_REFRESH_DISABLED") == "1"
+         6 |
+         7 |
+         8 | def mint_token(subject: str, *, clock: Clock = system_clock) -> str:
+         9 |     """Mint a token."""
+           |     ...  # 3 lines elided
+        13 |
+        14 |
+        15 | def refresh_token(token: str) -> str:
+        16 |     if token:
+        17 |         return token
+        18 |     return mint_token("x")
+        19 |
+        20 |
+        21 | if __name__ == "__main__":
+           |     ...  # 2 lines elided
+        ''')
+    assert [(e.first, e.last, e.symbol) for e in r.elided] == [(9, 11, "mint_token"),
+                                                              (21, 22, None)]
+    assert r.shown[0] == (0, 8)
+
+
+def test_without_line_numbers_the_skeleton_is_python(python: Language) -> None:
+    r = skel(python, TOKENS, None, SkeletonOptions(line_numbers=False, whole_max_lines=0,
+                                                   whole_max_tokens=0, flat_ratio=0))
+    ast.parse(r.text)
+    assert "    ...  # 3 lines elided" in r.text.splitlines()
+
+
+CACHE = textwrap.dedent('''\
+    class ShardedLRUCache:
+        """Invariant: a key lives in exactly one shard."""
+
+        __slots__ = ("_shards", "_cap")
+
+        def __init__(self, shards, cap):
+            if shards < 1:
+                raise ValueError(shards)
+            self._shards = [dict() for _ in range(shards)]
+            self._cap = cap
+            log("made")
+
+        def get(self, key):
+            shard = self._shards[hash(key) % len(self._shards)]
+            return shard.get(key)
+
+        def _evict(self, shard):
+            while len(shard) > self._cap:
+                shard.pop(next(iter(shard)))
+''')
+
+
+def test_method_target_keeps_class_lineage_and_init_attributes(python: Language) -> None:
+    r = skel(python, CACHE, "_evict")
+    assert r.text == textwrap.dedent('''\
+         1 | class ShardedLRUCache:
+         2 |     """Invariant: a key lives in exactly one shard."""
+         3 |
+         4 |     __slots__ = ("_shards", "_cap")
+         5 |
+         6 |     def __init__(self, shards, cap):
+           |         ...  # 2 lines elided
+         9 |         self._shards = [dict() for _ in range(shards)]
+        10 |         self._cap = cap
+        11 |         log("made")
+        12 |
+        13 |     def get(self, key):
+           |         ...  # 2 lines elided
+        16 |
+        17 |     def _evict(self, shard):
+        18 |         while len(shard) > self._cap:
+        19 |             shard.pop(next(iter(shard)))
+        ''')
+
+
+def test_markers_name_hidden_declarations(python: Language) -> None:
+    src = "def outer():\n    x = 1\n    def helper():\n        return x\n    class Box:\n" \
+          "        pass\n    return helper\n"
+    r = skel(python, src)
+    assert "...  # 6 lines elided; hides helper(), class Box" in r.text
+
+
+def test_keep_whole_enum_and_one_line_bodies(python: Language) -> None:
+    src = "class Color(enum.Enum):\n    RED = 1\n    def label(self):\n        x = 1\n" \
+          "        return x\n\ndef f():\n    return 1\n\ndef g():\n    a = 1\n    return a\n"
+    r = skel(python, src)
+    assert r.elided[0].symbol == "g" and len(r.elided) == 1
+
+
+def test_short_and_flat_files_are_whole(python: Language) -> None:
+    r = skel(python, TOKENS, "refresh_token", SkeletonOptions())
+    assert (r.mode, r.reason) == ("whole", "short: 23 lines")
+    assert "...  #" not in r.text
+    flat = "\n".join(f"SETTING_{i} = {i}" for i in range(200)) + "\ndef f():\n    a = 1\n" \
+                                                                  "    return a\n"
+    r = skel(python, flat, None, SkeletonOptions(whole_max_lines=10, whole_max_tokens=0))
+    assert r.mode == "whole" and r.reason.startswith("flat: a skeleton would elide only 1%")
+
+
+BROKEN = textwrap.dedent('''\
+    def good():
+        a = 1
+        return a
+
+
+    def bad():
+        x = call(1,
+        y = 2
+        z = 3
+        w = 4
+        v = 5
+        return x
+
+
+    def later():
+        b = 2
+        return b
+''')
+
+
+def test_broken_regions_are_line_windows(python: Language) -> None:
+    o = outline_source(python, BROKEN.encode())
+    assert o.errors
+    r = skel(python, BROKEN, None, SkeletonOptions(whole_max_lines=0, whole_max_tokens=0,
+                                                   error_window=1))
+    assert r.mode == "skeleton" and "parse error" in r.reason
+    assert "# ctxls: parse error;" in r.text
+    assert "...  # 2 lines elided" in r.text  # good() still skeletonised
+    bad = next(d for d in o.decls if d.name == "bad")
+    target = render(o, split_lines(BROKEN), python.elision, "#", bad, None, ALWAYS)
+    assert (target.mode, target.reason) == ("fallback", "parse-error")
+    assert "7 |     x = call(1," in target.text
