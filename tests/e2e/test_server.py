@@ -53,6 +53,8 @@ async def test_scan_reports_progress_and_honours_gitignore(client: LanguageClien
     assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
     symbols = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="refresh_token"))
     assert symbols and any(s.location.uri.endswith(TOKENS) for s in symbols)
+    root: Path = client.root  # type: ignore[attr-defined]
+    assert (root / "ignored_dir" / "should_not_index.py").is_file()  # on disk, but ignored
     ignored = await client.workspace_symbol_async(t.WorkspaceSymbolParams(query="should_not"))
     assert not [s for s in ignored or [] if "ignored_dir" in s.location.uri]
 

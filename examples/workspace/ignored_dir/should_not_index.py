@@ -1,0 +1,2 @@
+def should_not_index():
+    return "this file is excluded by the workspace .gitignore"
