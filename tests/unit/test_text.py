@@ -33,3 +33,12 @@ def test_decode_flags_invalid_utf8() -> None:
     assert decode("ok é".encode()) == ("ok é".encode(), False)
     data, bad = decode(b"caf\xe9 = 1\n")
     assert bad and data == "caf\ufffd = 1\n".encode()
+
+
+def test_edited_index_equals_a_fresh_one() -> None:
+    data = "ab\ncd\n数据\n\nlast".encode()
+    idx = LineIndex(data)
+    for start, end, new in [(0, 0, b"x"), (1, 4, b""), (3, 9, b"\n\n"), (len(data), len(data),
+                                                                       b"\nz"), (0, len(data), b"")]:
+        result = data[:start] + new + data[end:]
+        assert idx.edited(start, end, new, result).starts == LineIndex(result).starts

@@ -9,7 +9,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from ctxls.syntax.languages import Language
-from ctxls.syntax.outline import Outline, extract
+from ctxls.syntax.outline import Edit, Outline, extract, update
 from ctxls.syntax.text import Encoding, LineIndex, decode
 
 
@@ -29,6 +29,9 @@ class Document:
         self.tree: ts.Tree | None = lang.parser().parse(self.data) if lang else None
         self._stale = False
         self._outline: Outline | None = None
+        self._last: Outline | None = None  # the latest outline, possibly of an older version
+        self._edits: list[Edit] = []  # edits since _last
+        self._changed: list[ts.Range] = []
 
     def replace(self, text: str, version: int | None) -> None:
         """A whole-document change: parse from scratch."""
@@ -37,7 +40,8 @@ class Document:
         self.version = version
         self.tree = self.lang.parser().parse(self.data) if self.lang else None
         self._stale = False
-        self._outline = None
+        self._outline = self._last = None
+        self._edits, self._changed = [], []
 
     def edit(self, start: tuple[int, int], end: tuple[int, int], text: str,
              encoding: Encoding, version: int | None) -> None:
@@ -49,20 +53,25 @@ class Document:
         sb, eb = self.lines.offset(srow, scol), self.lines.offset(erow, ecol)
         inserted = text.encode("utf-8", errors="surrogatepass")
         self.data = self.data[:sb] + inserted + self.data[eb:]
-        self.lines = LineIndex(self.data)
+        self.lines = self.lines.edited(sb, eb, inserted, self.data)
         self.version = version
         self._outline = None
         if self.tree is not None:
+            edit = Edit(sb, eb, sb + len(inserted), (srow, scol), (erow, ecol),
+                        _end_point((srow, scol), inserted))
             self.tree.edit(
-                start_byte=sb, old_end_byte=eb, new_end_byte=sb + len(inserted),
-                start_point=(srow, scol), old_end_point=(erow, ecol),
-                new_end_point=_end_point((srow, scol), inserted),
+                start_byte=edit.start_byte, old_end_byte=edit.old_end_byte,
+                new_end_byte=edit.new_end_byte, start_point=edit.start,
+                old_end_point=edit.old_end, new_end_point=edit.new_end,
             )
+            self._edits.append(edit)
             self._stale = True
 
     def parsed(self) -> ts.Tree | None:
         if self._stale and self.tree is not None and self.lang is not None:
-            self.tree = self.lang.parser().parse(self.data, self.tree)
+            new = self.lang.parser().parse(self.data, self.tree)
+            self._changed.extend(self.tree.changed_ranges(new))
+            self.tree = new
             self._stale = False
         return self.tree
 
@@ -71,5 +80,11 @@ class Document:
         if self._outline is None and self.lang is not None:
             tree = self.parsed()
             assert tree is not None
-            self._outline = extract(self.lang, tree, self.lines)
+            if self._last is not None and len(self._edits) == 1:
+                self._outline = update(self.lang, self._last, tree, self.lines,
+                                       self._edits[0], self._changed)
+            if self._outline is None:
+                self._outline = extract(self.lang, tree, self.lines)
+            self._last = self._outline
+            self._edits, self._changed = [], []
         return self._outline

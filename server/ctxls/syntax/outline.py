@@ -88,6 +88,9 @@ class Outline:
     header: tuple[HeaderItem, ...]
     blocks: tuple[Body, ...]  # module-level blocks a skeleton may elide
     errors: tuple[Span, ...]  # ERROR and MISSING nodes
+    shadowed: tuple[Decl, ...] = ()  # later assignments to names declared earlier
+    # Node types of declarations with bodies (what an incremental update looks for).
+    bodied_types: frozenset[str] = attrs.field(default=frozenset(), eq=False)
 
 
 def _span(node: ts.Node) -> Span:
@@ -165,10 +168,44 @@ def _first_line(node: ts.Node) -> str:
     return text.split("\n", 1)[0].strip()
 
 
-def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
-    """The outline of one parsed file. Pure: same tree and text, same outline."""
-    root = tree.root_node
+def _sort_key(d: Decl) -> tuple[int, int, int, int]:
+    return (d.span.start_row, d.span.start_col, -d.span.end_row, -d.span.end_col)
+
+
+def _dedup(decls: list[Decl]) -> tuple[list[Decl], list[Decl]]:
+    """A second assignment to the same name is not a second declaration: first wins.
+
+    Returns (declarations, shadowed assignments); an incremental update needs the shadowed
+    ones back when an edit removes the first.
+    """
+    seen: set[str] = set()
+    out, shadowed = [], []
+    for d in decls:
+        if d.kind in VALUE_KINDS:
+            if d.qualname in seen:
+                shadowed.append(d)
+                continue
+            seen.add(d.qualname)
+        out.append(d)
+    return out, shadowed
+
+
+def _within(node: ts.Node, region: tuple[int, int] | None) -> bool:
+    return region is None or (region[0] <= node.start_byte and node.end_byte <= region[1])
+
+
+def _extract(lang: Language, root: ts.Node, lines: LineIndex,
+             region: tuple[int, int] | None = None, seed: tuple[Decl, ...] = (),
+             at: ts.Node | None = None,
+             ) -> tuple[list[Decl], list[HeaderItem], list[Body], set[str]]:
+    """Declarations, header items and blocks found inside ``region`` (bytes; None = all).
+
+    ``seed`` is the chain of declarations enclosing the region, outermost first; ``at``, a
+    node whose subtree holds everything the region can yield (much cheaper to query).
+    """
     cursor = ts.QueryCursor(lang.query)
+    if region is not None and at is None:
+        cursor.set_byte_range(*region)
     defs: dict[int, tuple[str, ts.Node, ts.Node, ts.Node | None]] = {}
     docs: dict[int, ts.Node] = {}  # parent (body or root) id -> doc node
     members: dict[int, list[ts.Node]] = {}  # body id -> member statements
@@ -176,17 +213,17 @@ def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
     header: list[tuple[str, ts.Node]] = []
     blocks: list[ts.Node] = []
 
-    for _, caps in cursor.matches(root):
+    for _, caps in cursor.matches(at or root):
         for cap, nodes in caps.items():
             if cap.startswith("definition."):
                 node = nodes[0]
                 names, bodies = caps.get("name"), caps.get("body")
-                if names and node.id not in defs:
+                if names and node.id not in defs and _within(node, region):
                     defs[node.id] = (cap[len("definition.") :], node, names[0],
                                      bodies[0] if bodies else None)
             elif cap == "doc":
                 parent = nodes[0].parent
-                if parent is not None:
+                if parent is not None and _within(nodes[0], region):
                     docs.setdefault(parent.id, nodes[0])
             elif cap == "member":
                 for node in nodes:
@@ -195,9 +232,9 @@ def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
             elif cap == "keep.whole":
                 keep_whole.update(n.id for n in nodes)
             elif cap.startswith("header."):
-                header.extend((cap[len("header.") :], n) for n in nodes)
+                header.extend((cap[len("header.") :], n) for n in nodes if _within(n, region))
             elif cap == "elide":
-                blocks.extend(nodes)
+                blocks.extend(n for n in nodes if _within(n, region))
 
     # Declarations in file order; parents by containment of their full ranges.
     entries = []
@@ -205,13 +242,15 @@ def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
         outer = node
         while outer.parent is not None and outer.parent.type in lang.wrappers:
             outer = outer.parent
-        entries.append((outer.start_byte, -outer.end_byte, kind, node, outer, name_at, body_at))
+        if _within(outer, region):
+            entries.append((outer.start_byte, -outer.end_byte, kind, node, outer, name_at,
+                            body_at))
     entries.sort(key=lambda e: (e[0], e[1]))
 
     decls: list[Decl] = []
-    seen_values: set[str] = set()
-    stack: list[tuple[int, Decl]] = []  # (end_byte, decl)
+    stack: list[tuple[float, Decl]] = [(float("inf"), d) for d in seed]  # (end_byte, decl)
     bodied_ids = {node.id for _, node, _, body in defs.values() if body is not None}
+    bodied_types = {node.type for _, node, _, body in defs.values() if body is not None}
     for start, neg_end, kind, node, outer, name_node, body in entries:
         while stack and stack[-1][0] <= start:
             stack.pop()
@@ -222,19 +261,13 @@ def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
         if kind == "function" and chain and chain[-1].container:
             kind = "method"
         name = (name_node.text or b"").decode("utf-8", errors="replace")
-        qualname = ".".join([*(p.name for p in chain), name])
-        parents = tuple(p.qualname for p in chain)
-        if kind in VALUE_KINDS:
-            if qualname in seen_values:
-                continue
-            seen_values.add(qualname)
         doc_node = docs.get(body.id) if body is not None else None
         sig_end = body.prev_sibling if body is not None and body.prev_sibling else node
         decl = Decl(
             name=name,
-            qualname=qualname,
+            qualname=".".join([*(p.name for p in chain), name]),
             kind=kind,
-            parents=parents,
+            parents=tuple(p.qualname for p in chain),
             span=_span(outer),
             name_span=_span(name_node),
             signature=Span(
@@ -276,15 +309,156 @@ def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
     ]
     if root.id in docs:
         items.append(HeaderItem("doc", _span(docs[root.id])))
-    items.sort(key=lambda h: (h.span.start_row, h.span.start_col))
+    found_blocks = [b for b in (_body(n, lang, lines) for n in blocks) if b is not None]
+    return decls, items, found_blocks, bodied_types
+
+
+def _assemble(lang: Language, root: ts.Node, lines: LineIndex, decls: list[Decl],
+              header: list[HeaderItem], blocks: list[Body], bodied: set[str]) -> Outline:
+    decls.sort(key=_sort_key)
+    header.sort(key=lambda h: (h.span.start_row, h.span.start_col))
+    blocks.sort(key=lambda b: (b.first, b.last))
+    kept, shadowed = _dedup(decls)
     return Outline(
         language=lang.name,
         line_count=lines.line_count,
-        decls=tuple(decls),
-        header=tuple(items),
-        blocks=tuple(b for b in (_body(n, lang, lines) for n in blocks) if b is not None),
+        decls=tuple(kept),
+        shadowed=tuple(shadowed),
+        header=tuple(header),
+        blocks=tuple(blocks),
         errors=tuple(_errors(root)) if root.has_error else (),
+        bodied_types=frozenset(bodied),
     )
+
+
+def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
+    """The outline of one parsed file. Pure: same tree and text, same outline."""
+    root = tree.root_node
+    decls, header, blocks, bodied = _extract(lang, root, lines)
+    return _assemble(lang, root, lines, decls, header, blocks, bodied)
+
+
+@attrs.frozen
+class Edit:
+    """One text edit, as given to ``Tree.edit`` (points are (row, byte column))."""
+
+    start_byte: int
+    old_end_byte: int
+    new_end_byte: int
+    start: tuple[int, int]
+    old_end: tuple[int, int]
+    new_end: tuple[int, int]
+
+    def point(self, row: int, col: int) -> tuple[int, int]:
+        """Where an old point that lies at or after the old end moves to."""
+        if (row, col) < self.old_end:
+            return row, col
+        if row == self.old_end[0]:
+            return self.new_end[0], self.new_end[1] + col - self.old_end[1]
+        return row + self.new_end[0] - self.old_end[0], col
+
+    def row(self, row: int) -> int:
+        return row + self.new_end[0] - self.old_end[0] if row > self.old_end[0] else row
+
+    def span(self, s: Span) -> Span:
+        return Span(*self.point(s.start_row, s.start_col), *self.point(s.end_row, s.end_col))
+
+    def moves(self, d: Decl) -> bool:
+        """Whether any position of ``d`` (which does not contain the edit) changes."""
+        if (d.span.end_row, d.span.end_col) < self.old_end:
+            return False
+        if self.new_end[0] != self.old_end[0]:
+            return True
+        row = self.old_end[0]  # same row count: only points on the edit's last row move
+        return row in (d.span.start_row, d.span.end_row, d.signature.end_row,
+                       d.name_span.start_row, d.name_span.end_row)
+
+    def decl(self, d: Decl) -> Decl:
+        return attrs.evolve(d, span=self.span(d.span), signature=self.span(d.signature),
+                            name_span=self.span(d.name_span), body=self.body(d.body))
+
+    def body(self, b: Body | None) -> Body | None:
+        if b is None:
+            return None
+        return Body(self.row(b.first), self.row(b.last), b.indent,
+                    (self.row(b.doc[0]), self.row(b.doc[1])) if b.doc else None,
+                    tuple((self.row(a), self.row(z)) for a, z in b.members))
+
+    def unshift(self, point: tuple[int, int]) -> tuple[int, int]:
+        """Where a new point at or after the new end was before the edit."""
+        row, col = point
+        if (row, col) < self.new_end:
+            return row, col
+        if row == self.new_end[0]:
+            return self.old_end[0], self.old_end[1] + col - self.new_end[1]
+        return row - self.new_end[0] + self.old_end[0], col
+
+
+def _outer(node: ts.Node, lang: Language) -> ts.Node:
+    while node.parent is not None and node.parent.type in lang.wrappers:
+        node = node.parent
+    return node
+
+
+def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit: Edit,
+           changed: list[ts.Range]) -> Outline | None:
+    """The outline after one edit, re-extracting only the declaration the edit lies in.
+
+    Everything outside that declaration is shifted, not recomputed. Returns None when the
+    edit's reach is unclear; the caller then extracts from scratch.
+    """
+    root = tree.root_node
+    lo = min([edit.start_byte, *(r.start_byte for r in changed)])
+    hi = max([edit.new_end_byte, *(r.end_byte for r in changed)])
+    lo_pt = min([edit.start, *((r.start_point.row, r.start_point.column) for r in changed)])
+    hi_pt = max([edit.new_end, *((r.end_point.row, r.end_point.column) for r in changed)])
+    node: ts.Node | None = root.descendant_for_byte_range(lo, hi)
+    chain: list[ts.Node] = []  # bodied declarations strictly around the edit, innermost first
+    while node is not None:
+        if node.type in prev.bodied_types:
+            outer = _outer(node, lang)
+            if outer.start_byte < lo and hi < outer.end_byte:
+                chain.append(node)
+        node = node.parent
+    if chain:
+        target = _outer(chain[0], lang)
+        region = (target.start_byte, target.end_byte)
+        first = (target.start_point.row, target.start_point.column)
+        last = (target.end_point.row, target.end_point.column)
+    else:
+        tops = [c for c in root.children if c.start_byte <= hi and lo <= c.end_byte]
+        region, first, last = (lo, hi), lo_pt, hi_pt
+        if tops:
+            region = (min(lo, tops[0].start_byte), max(hi, tops[-1].end_byte))
+            first = min(lo_pt, (tops[0].start_point.row, tops[0].start_point.column))
+            last = max(hi_pt, (tops[-1].end_point.row, tops[-1].end_point.column))
+    old_first = first
+    old_last = edit.unshift(last)
+
+    def inside(s: Span) -> bool:
+        return old_first <= (s.start_row, s.start_col) and (s.end_row, s.end_col) <= old_last
+
+    def around(s: Span) -> bool:
+        return (s.start_row, s.start_col) < old_first and old_last < (s.end_row, s.end_col)
+
+    ancestors = [d for d in prev.decls if d.body is not None and around(d.span)]
+    if len(ancestors) != max(len(chain) - 1, 0):
+        return None  # the old outline and the new tree disagree on the nesting
+    outers = [_outer(n, lang) for n in reversed(chain[1:])]
+    seed = tuple(attrs.evolve(edit.decl(d), has_error=o.has_error)
+                 for d, o in zip(ancestors, outers, strict=True))
+    kept = [edit.decl(d) if edit.moves(d) else d
+            for d in (*prev.decls, *prev.shadowed)
+            if not inside(d.span) and not around(d.span)]
+    decls, header, blocks, bodied = _extract(lang, root, lines, region, seed,
+                                             _outer(chain[0], lang) if chain else None)
+    header += [HeaderItem(h.kind, edit.span(h.span)) for h in prev.header if not inside(h.span)]
+    old_rows = (old_first[0], old_last[0])
+    blocks += [b2 for b in prev.blocks
+               if not (old_rows[0] <= b.first and b.last <= old_rows[1])
+               and (b2 := edit.body(b)) is not None]
+    return _assemble(lang, root, lines, [*seed, *kept, *decls], header, blocks,
+                     bodied | prev.bodied_types)
 
 
 def parse(lang: Language, data: bytes, old: ts.Tree | None = None) -> ts.Tree:

@@ -34,6 +34,19 @@ class LineIndex:
         self.data = data
         self.starts = [0, *accumulate(len(part) + 1 for part in data.split(b"\n")[:-1])]
 
+    def edited(self, start: int, old_end: int, inserted: bytes, data: bytes) -> LineIndex:
+        """The index of ``data``, which is this text with [start, old_end) replaced."""
+        srow, erow = self.point(start)[0], self.point(old_end)[0]
+        delta = len(inserted) - (old_end - start)
+        new = LineIndex.__new__(LineIndex)
+        new.data = data
+        new.starts = [
+            *self.starts[: srow + 1],
+            *(start + i + 1 for i, ch in enumerate(inserted) if ch == 10),
+            *(s + delta for s in self.starts[erow + 1 :]),
+        ]
+        return new
+
     @property
     def line_count(self) -> int:
         return len(self.starts)
