@@ -43,6 +43,7 @@ class Language:
     generated_markers: tuple[str, ...]
     ts_language: ts.Language = attrs.field(repr=False)
     query: ts.Query = attrs.field(repr=False)
+    top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
     def parser(self) -> ts.Parser:
@@ -62,6 +63,8 @@ def _load(folder: Path) -> Language:
     data = tomllib.loads((folder / "language.toml").read_text(encoding="utf-8"))
     ts_language = get_language(data["grammar"])
     query = ts.Query(ts_language, (folder / "outline.scm").read_text(encoding="utf-8"))
+    top = folder / "toplevel.scm"
+    top_query = ts.Query(ts_language, top.read_text(encoding="utf-8")) if top.is_file() else None
     return Language(
         name=data["name"],
         extensions=tuple(data["extensions"]),
@@ -73,6 +76,7 @@ def _load(folder: Path) -> Language:
         generated_markers=tuple(data.get("generated_markers", [])),
         ts_language=ts_language,
         query=query,
+        top_query=top_query,
     )
 
 

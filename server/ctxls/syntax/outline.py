@@ -9,6 +9,7 @@ work from these tables alone, so no parse tree has to be kept once a file is out
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import attrs
 import tree_sitter as ts
@@ -26,8 +27,7 @@ VALUE_KINDS = frozenset({"variable", "constant", "attribute", "field"})
 MEMBER_KINDS = frozenset({"field"})
 
 
-@attrs.frozen(slots=True)
-class Span:
+class Span(NamedTuple):
     """Rows and byte columns, 0-based, end exclusive, as tree-sitter reports them."""
 
     start_row: int
@@ -43,8 +43,7 @@ class Span:
         return self.end_row
 
 
-@attrs.frozen(slots=True)
-class Body:
+class Body(NamedTuple):
     """The rows of a body that may be replaced by an elision marker, whole statements only."""
 
     first: int
@@ -74,8 +73,7 @@ class Decl:
         return self.kind in CONTAINER_KINDS
 
 
-@attrs.frozen(slots=True)
-class HeaderItem:
+class HeaderItem(NamedTuple):
     kind: str  # import | constant | package | doc
     span: Span
 
@@ -127,15 +125,14 @@ def _body(
     members: Iterable[ts.Node] = (),
 ) -> Body | None:
     """Elidable rows of a body node: from its first to its last named child that own their lines."""
-    count = node.named_child_count
-    lo, hi = 0, count - 1
-    while lo <= hi and not _starts_line(node.named_children[lo], lines):
+    kids = node.named_children
+    lo, hi = 0, len(kids) - 1
+    while lo <= hi and not _starts_line(kids[lo], lines):
         lo += 1
-    while hi >= lo and not _ends_line(node.named_children[hi], lines):
+    while hi >= lo and not _ends_line(kids[hi], lines):
         hi -= 1
     if lo > hi:
         return None
-    kids = node.named_children
     first, last = kids[lo], kids[hi]
     stmt = next((k for k in kids[lo : hi + 1] if k.type not in lang.comment_nodes), first)
     p = stmt.start_point
@@ -204,8 +201,15 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     node whose subtree holds everything the region can yield (much cheaper to query).
     """
     cursor = ts.QueryCursor(lang.query)
+    cursors = [(cursor, at or root)]
     if region is not None and at is None:
         cursor.set_byte_range(*region)
+    if lang.top_query is not None and at is None:
+        top = ts.QueryCursor(lang.top_query)
+        top.set_max_start_depth(1)
+        if region is not None:
+            top.set_byte_range(*region)
+        cursors.append((top, root))
     defs: dict[int, tuple[str, ts.Node, ts.Node, ts.Node | None]] = {}
     docs: dict[int, ts.Node] = {}  # parent (body or root) id -> doc node
     members: dict[int, list[ts.Node]] = {}  # body id -> member statements
@@ -213,7 +217,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     header: list[tuple[str, ts.Node]] = []
     blocks: list[ts.Node] = []
 
-    for _, caps in cursor.matches(at or root):
+    matches = [m for c, node in cursors for m in c.matches(node)]
+    for _, caps in matches:
         for cap, nodes in caps.items():
             if cap.startswith("definition."):
                 node = nodes[0]
