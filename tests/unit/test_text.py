@@ -38,7 +38,8 @@ def test_decode_flags_invalid_utf8() -> None:
 def test_edited_index_equals_a_fresh_one() -> None:
     data = "ab\ncd\n数据\n\nlast".encode()
     idx = LineIndex(data)
-    for start, end, new in [(0, 0, b"x"), (1, 4, b""), (3, 9, b"\n\n"), (len(data), len(data),
-                                                                       b"\nz"), (0, len(data), b"")]:
+    end_ = len(data)
+    cases = [(0, 0, b"x"), (1, 4, b""), (3, 9, b"\n\n"), (end_, end_, b"\nz"), (0, end_, b"")]
+    for start, end, new in cases:
         result = data[:start] + new + data[end:]
         assert idx.edited(start, end, new, result).starts == LineIndex(result).starts
