@@ -92,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
 
         run(args.tcp)
         return 0
-    return asyncio.run(_run(args))
+    try:
+        return asyncio.run(_run(args))
+    except BrokenPipeError:  # `ctxls ... | head`: the reader left, nothing is wrong
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -439,7 +439,7 @@ def _mention(lines: list[str], name: str) -> int | None:
 def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for a, b in sorted(ranges):
-        if out and a <= out[-1][1] + 1:
+        if out and a <= out[-1][1] + 2:  # a one-line gap is shown, as in the text
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
             out.append((a, b))
