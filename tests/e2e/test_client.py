@@ -1,0 +1,143 @@
+"""The Python client, the tool-call bridge and the CLI, each against a real server process."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxls_client import (
+    CtxClient,
+    RpcError,
+    SyncClient,
+    anthropic_tool,
+    execute_tool_call,
+    openai_tool,
+)
+
+from .conftest import EXAMPLE
+
+
+async def test_client_typed_calls(workspace: Path) -> None:
+    async with await CtxClient.start(workspace, wait_for_index=True) as ctx:
+        status = await ctx.status()
+        assert not status.scanning and status.indexed >= 15
+        sk = await ctx.skeleton("auth/tokens.py", "refresh_token")
+        assert sk.mode == "skeleton" and sk.target == "refresh_token"
+        assert "REFRESH_DISABLED" in sk.text
+        sym = await ctx.read_symbol("billing/cache.py", "ShardedLRUCache._evict")
+        assert sym.kind == "method" and sym.range.start.line == 167
+        rng = await ctx.read_range("settings.py", 1, 3)
+        assert rng.text.count("\n") == 3 and not rng.truncated
+        with pytest.raises(RpcError) as err:
+            await ctx.read_symbol("auth/tokens.py", "refresh_tokn")
+        assert err.value.code == -32001 and "refresh_token" in err.value.data["suggestions"]
+
+
+async def test_tool_calls_in_both_shapes(workspace: Path) -> None:
+    schema = openai_tool()["function"]["parameters"]
+    assert anthropic_tool()["input_schema"] == schema
+    assert schema["required"] == ["path", "name"]
+    async with await CtxClient.start(workspace) as ctx:
+        openai_call = {"id": "call_1", "type": "function", "function": {
+            "name": "read_symbol",
+            "arguments": json.dumps({"path": "auth/tokens.py", "name": "mint_token"})}}
+        text = await execute_tool_call(ctx, openai_call)
+        assert text.startswith("auth/tokens.py :: mint_token (function)")
+        assert "def mint_token(" in text and "REFRESH_DISABLED" in text
+        anthropic_call = {"type": "tool_use", "id": "t1", "name": "read_symbol",
+                          "input": {"path": "auth/tokens.py", "name": "refresh_tokn"}}
+        text = await execute_tool_call(ctx, anthropic_call)
+        assert text.startswith("error: no symbol `refresh_tokn`") and "refresh_token" in text
+        bad = await execute_tool_call(ctx, {"name": "read_symbol", "input": {"file": "x"}})
+        assert bad.startswith("error: read_symbol takes")
+        broken = await execute_tool_call(ctx, {"function": {"name": "read_symbol",
+                                                            "arguments": "{not json"}})
+        assert broken.startswith("error: malformed tool call")
+
+
+def test_sync_client(workspace: Path) -> None:
+    with SyncClient(workspace) as ctx:
+        assert ctx.skeleton("settings.py").mode == "whole"
+        assert ctx.read_symbol("auth/tokens.py", "DEFAULT_TTL").kind == "variable"
+
+
+def _ctxls(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ctxls", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_cli_skeleton_read_and_range() -> None:
+    root = str(EXAMPLE)
+    out = _ctxls("skeleton", f"{root}/auth/tokens.py", "--target", "refresh_token",
+                 "--root", root)
+    assert out.returncode == 0, out.stderr
+    assert "REFRESH_DISABLED = os.environ" in out.stdout and "lines elided" in out.stdout
+    assert "skeleton (target)" in out.stderr
+    out = _ctxls("read", f"{root}/billing/cache.py", "_evict", "--root", root, "--json")
+    assert json.loads(out.stdout)["symbol"] == "ShardedLRUCache._evict"
+    out = _ctxls("range", f"{root}/settings.py", "2", "3", "--root", root,
+                 "--no-line-numbers")
+    assert out.stdout == "".join(
+        line + "\n" for line in (EXAMPLE / "settings.py").read_text().splitlines()[1:3])
+    out = _ctxls("read", f"{root}/auth/tokens.py", "nope_nothing", "--root", root)
+    assert out.returncode == 1 and out.stderr.startswith("ctxls: no symbol `nope_nothing`")
+
+
+def _frame(message: dict[str, object]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class _Reader:
+    """LSP framing over a socket: messages may arrive split or several at once."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock, self.buf = sock, b""
+
+    def reply(self, msg_id: int) -> dict[str, Any]:
+        while True:
+            while b"\r\n\r\n" not in self.buf:
+                self.buf += self.sock.recv(4096)
+            head, _, self.buf = self.buf.partition(b"\r\n\r\n")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length"))
+            while len(self.buf) < length:
+                self.buf += self.sock.recv(4096)
+            body, self.buf = self.buf[:length], self.buf[length:]
+            message: dict[str, Any] = json.loads(body)
+            if message.get("id") == msg_id and "method" not in message:
+                return message
+
+
+def test_serve_over_tcp(workspace: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "ctxls", "serve", "--tcp",
+                             f"127.0.0.1:{port}"], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+                break
+            except OSError:
+                time.sleep(0.1)  # waiting for a process to listen: nothing to wait on
+        with sock:
+            sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "capabilities": {}, "rootUri": workspace.as_uri()}}))
+            reader = _Reader(sock)
+            assert "capabilities" in reader.reply(1)["result"]
+            sock.sendall(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+            sock.sendall(_frame({"jsonrpc": "2.0", "id": 2, "method": "ctx/readSymbol",
+                                 "params": {"path": "auth/tokens.py", "name": "MAX_SCOPES"}}))
+            assert reader.reply(2)["result"]["symbol"] == "MAX_SCOPES"
+    finally:
+        proc.kill()
+        proc.wait()
