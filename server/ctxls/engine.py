@@ -305,6 +305,9 @@ class Engine:
             context += [(h.span.start_row, h.span.last_row) for h in v.outline.header
                         if h.kind in ("import", "package")]
             for outer in enclosing(v.outline, decl):
+                if outer.keep_whole:  # a Go struct, a Rust enum: its fields are its meaning
+                    context.append((outer.span.start_row, outer.span.last_row))
+                    continue
                 context.append((outer.span.start_row, outer.signature.end_row))
                 if outer.body is not None and outer.body.doc is not None:
                     context.append(outer.body.doc)

@@ -39,6 +39,7 @@ class Language:
     comment_nodes: frozenset[str]
     elision: str
     wrappers: frozenset[str]
+    leading: frozenset[str]  # sibling nodes just before a declaration that belong to it
     test_files: tuple[str, ...]
     generated_markers: tuple[str, ...]
     ts_language: ts.Language = attrs.field(repr=False)
@@ -72,6 +73,7 @@ def _load(folder: Path) -> Language:
         comment_nodes=frozenset(data.get("comment_nodes", ["comment"])),
         elision=data["elision"],
         wrappers=frozenset(data.get("wrappers", [])),
+        leading=frozenset(data.get("leading", [])),
         test_files=tuple(data.get("test_files", [])),
         generated_markers=tuple(data.get("generated_markers", [])),
         ts_language=ts_language,

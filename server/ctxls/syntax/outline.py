@@ -210,7 +210,7 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
         if region is not None:
             top.set_byte_range(*region)
         cursors.append((top, root))
-    defs: dict[int, tuple[str, ts.Node, ts.Node, ts.Node | None]] = {}
+    defs: dict[int, tuple[str, ts.Node, ts.Node, ts.Node | None, ts.Node | None]] = {}
     docs: dict[int, ts.Node] = {}  # parent (body or root) id -> doc node
     members: dict[int, list[ts.Node]] = {}  # body id -> member statements
     keep_whole: set[int] = set()
@@ -222,10 +222,11 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
         for cap, nodes in caps.items():
             if cap.startswith("definition."):
                 node = nodes[0]
-                names, bodies = caps.get("name"), caps.get("body")
+                names, bodies, scopes = caps.get("name"), caps.get("body"), caps.get("scope")
                 if names and node.id not in defs and _within(node, region):
                     defs[node.id] = (cap[len("definition.") :], node, names[0],
-                                     bodies[0] if bodies else None)
+                                     bodies[0] if bodies else None,
+                                     scopes[0] if scopes else None)
             elif cap == "doc":
                 parent = nodes[0].parent
                 if parent is not None and _within(nodes[0], region):
@@ -243,20 +244,18 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
 
     # Declarations in file order; parents by containment of their full ranges.
     entries = []
-    for kind, node, name_at, body_at in defs.values():
-        outer = node
-        while outer.parent is not None and outer.parent.type in lang.wrappers:
-            outer = outer.parent
-        if _within(outer, region):
-            entries.append((outer.start_byte, -outer.end_byte, kind, node, outer, name_at,
-                            body_at))
+    for kind, node, name_at, body_at, scope_at in defs.values():
+        outer, first = _extent(node, lang)
+        if _within(outer, region) and (region is None or first.start_byte >= region[0]):
+            entries.append((first.start_byte, -outer.end_byte, kind, node, outer, first,
+                            name_at, body_at, scope_at))
     entries.sort(key=lambda e: (e[0], e[1]))
 
     decls: list[Decl] = []
     stack: list[tuple[float, Decl]] = [(float("inf"), d) for d in seed]  # (end_byte, decl)
-    bodied_ids = {node.id for _, node, _, body in defs.values() if body is not None}
-    bodied_types = {node.type for _, node, _, body in defs.values() if body is not None}
-    for start, neg_end, kind, node, outer, name_node, body in entries:
+    bodied_ids = {e[1].id for e in defs.values() if e[3] is not None}
+    bodied_types = {e[1].type for e in defs.values() if e[3] is not None}
+    for start, neg_end, kind, node, outer, first_node, name_node, body, scope_node in entries:
         while stack and stack[-1][0] <= start:
             stack.pop()
         chain = [d for _, d in stack]
@@ -266,14 +265,20 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
         if kind == "function" and chain and chain[-1].container:
             kind = "method"
         name = (name_node.text or b"").decode("utf-8", errors="replace")
+        prefix = [p.name for p in chain]
+        parents = tuple(p.qualname for p in chain)
+        if scope_node is not None:  # e.g. a Go method belongs to its receiver's type
+            scope = (scope_node.text or b"").decode("utf-8", errors="replace")
+            prefix, parents = [*prefix, scope], (*parents, ".".join([*prefix, scope]))
         doc_node = docs.get(body.id) if body is not None else None
         sig_end = body.prev_sibling if body is not None and body.prev_sibling else node
         decl = Decl(
             name=name,
-            qualname=".".join([*(p.name for p in chain), name]),
+            qualname=".".join([*prefix, name]),
             kind=kind,
-            parents=tuple(p.qualname for p in chain),
-            span=_span(outer),
+            parents=parents,
+            span=Span(first_node.start_point.row, first_node.start_point.column,
+                      outer.end_point.row, outer.end_point.column),
             name_span=_span(name_node),
             signature=Span(
                 node.start_point.row,
@@ -399,10 +404,28 @@ class Edit:
         return row - self.new_end[0] + self.old_end[0], col
 
 
+def _extent(node: ts.Node, lang: Language) -> tuple[ts.Node, ts.Node]:
+    """(outermost node, first node) of a declaration.
+
+    The declaration grows into a wrapper (decorators, ``export``) when it is the wrapper's
+    last child and no sibling is of its own type (a Go ``type ( A ...; B ... )`` group stays
+    split), then back over adjacent ``leading`` siblings (doc comments, attributes).
+    """
+    outer = node
+    while (parent := outer.parent) is not None and parent.type in lang.wrappers:
+        kids = [c for c in parent.named_children if c.type not in lang.comment_nodes]
+        if kids[-1].id != outer.id or any(c.type == outer.type for c in kids[:-1]):
+            break
+        outer = parent
+    first = outer
+    while ((prev := first.prev_named_sibling) is not None and prev.type in lang.leading
+           and prev.end_point.row >= first.start_point.row - 1):
+        first = prev
+    return outer, first
+
+
 def _outer(node: ts.Node, lang: Language) -> ts.Node:
-    while node.parent is not None and node.parent.type in lang.wrappers:
-        node = node.parent
-    return node
+    return _extent(node, lang)[0]
 
 
 def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit: Edit,
@@ -421,14 +444,14 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     chain: list[ts.Node] = []  # bodied declarations strictly around the edit, innermost first
     while node is not None:
         if node.type in prev.bodied_types:
-            outer = _outer(node, lang)
-            if outer.start_byte < lo and hi < outer.end_byte:
+            outer, lead = _extent(node, lang)
+            if lead.start_byte < lo and hi < outer.end_byte:
                 chain.append(node)
         node = node.parent
     if chain:
-        target = _outer(chain[0], lang)
-        region = (target.start_byte, target.end_byte)
-        first = (target.start_point.row, target.start_point.column)
+        target, lead = _extent(chain[0], lang)
+        region = (lead.start_byte, target.end_byte)
+        first = (lead.start_point.row, lead.start_point.column)
         last = (target.end_point.row, target.end_point.column)
     else:
         tops = [c for c in root.children if c.start_byte <= hi and lo <= c.end_byte]
@@ -446,9 +469,14 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     def around(s: Span) -> bool:
         return (s.start_row, s.start_col) < old_first and old_last < (s.end_row, s.end_col)
 
+    def overlaps(s: Span) -> bool:
+        a, b = (s.start_row, s.start_col), (s.end_row, s.end_col)
+        return a < old_last and old_first < b and not inside(s) and not around(s)
+
     ancestors = [d for d in prev.decls if d.body is not None and around(d.span)]
-    if len(ancestors) != max(len(chain) - 1, 0):
-        return None  # the old outline and the new tree disagree on the nesting
+    if len(ancestors) != max(len(chain) - 1, 0) or any(
+            overlaps(d.span) for d in (*prev.decls, *prev.shadowed)):
+        return None  # the old outline and the new tree disagree on the region
     outers = [_outer(n, lang) for n in reversed(chain[1:])]
     seed = tuple(attrs.evolve(edit.decl(d), has_error=o.has_error)
                  for d, o in zip(ancestors, outers, strict=True))

@@ -7,6 +7,8 @@ import difflib
 from ctxls.errors import AmbiguousSymbol, UnknownSymbol
 from ctxls.syntax.outline import Decl, Outline
 
+SCOPE_KINDS = frozenset({"impl"})  # containers that scope members but define nothing
+
 
 def _describe(d: Decl) -> str:
     return f"{d.qualname} ({d.kind}, line {d.span.start_row + 1})"
@@ -23,6 +25,9 @@ def resolve(outline: Outline, name: str, path: str, line: int | None = None) -> 
     found = exact or [
         d for d in outline.decls if d.name == name or d.qualname.endswith("." + name)
     ]
+    if len(found) > 1:  # a type and its impl block share a name: the name means the type
+        types = [d for d in found if d.kind not in SCOPE_KINDS]
+        found = types if len(types) == 1 else found
     if line is not None and len(found) > 1:
         found = [d for d in found if d.span.start_row <= line - 1 <= d.span.last_row] or found
         found = [d for d in found if d.span.start_row == line - 1] or found
@@ -58,6 +63,10 @@ def at_row(outline: Outline, row: int) -> Decl | None:
 
 
 def enclosing(outline: Outline, decl: Decl) -> list[Decl]:
-    """The declarations around ``decl``, outermost first."""
-    by_name = {d.qualname: d for d in outline.decls if d.body is not None}
-    return [by_name[p] for p in decl.parents if p in by_name]
+    """The declarations around ``decl``, outermost first.
+
+    A parent name can stand for several declarations (a Rust struct and its ``impl``, a Go
+    type and the receiver of its methods): all of them, in file order.
+    """
+    return [d for p in decl.parents for d in outline.decls
+            if d.qualname == p and (d.body is not None or d.keep_whole)]
