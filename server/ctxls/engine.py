@@ -254,6 +254,10 @@ class Engine:
             why = ("unsupported-language" if v.lang is None
                    else v.notes[0] if v.notes else "no-parse")
             rendering = window(v.lines, row or 0, v.marker, why, opts)
+        elif v.lang is not None and v.lang.generic and not v.outline.decls:
+            rendering = window(v.lines, row or 0, v.marker,
+                               f"generic-grammar: the generic query found no declarations "
+                               f"in {v.lang.name}; line window", opts)
         elif target.symbol:
             try:
                 decl = resolve(v.outline, target.symbol, v.loc.path, target.line)
@@ -276,6 +280,11 @@ class Engine:
             rendering = render(
                 v.outline, v.lines, v.marker, v.comment, decl,
                 self._tokens(v.data.decode("utf-8", errors="replace")) if small else None, opts)
+            if v.lang is not None and v.lang.generic and rendering.mode == "skeleton":
+                # No grammar folder: the generic query found these declarations; say so.
+                rendering = attrs.evolve(rendering, mode="fallback", reason=(
+                    f"generic-grammar: {v.lang.name} has no grammars/ folder; outline from "
+                    f"the generic definitions query ({rendering.reason})"))
         return p.SkeletonResult(
             uri=v.loc.uri, path=v.loc.path, language=v.lang.name if v.lang else None,
             version=v.version, text=rendering.text,

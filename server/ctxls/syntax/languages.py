@@ -45,6 +45,7 @@ class Language:
     ts_language: ts.Language = attrs.field(repr=False)
     query: ts.Query = attrs.field(repr=False)
     top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
+    generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
     def parser(self) -> ts.Parser:
@@ -88,7 +89,8 @@ def registry() -> dict[str, Language]:
     root = grammars_dir()
     return {
         lang.name: lang
-        for lang in (_load(d) for d in sorted(root.iterdir()) if (d / "language.toml").is_file())
+        for lang in (_load(d) for d in sorted(root.iterdir())
+                     if (d / "language.toml").is_file() and not d.name.startswith("_"))
     }
 
 
@@ -97,6 +99,62 @@ def _by_extension() -> dict[str, Language]:
     return {ext: lang for lang in registry().values() for ext in lang.extensions}
 
 
+def _patterns(source: str) -> list[str]:
+    """Top-level patterns of a query file, split by parenthesis depth."""
+    out, depth, current = [], 0, []
+    for line in source.splitlines():
+        if depth == 0 and (not line.strip() or line.lstrip().startswith(";")):
+            continue
+        current.append(line)
+        depth += line.count("(") - line.count(")") + line.count("[") - line.count("]")
+        if depth == 0:
+            out.append("\n".join(current))
+            current = []
+    return out
+
+
+@cache
+def _generic_table() -> dict[str, tuple[str, str, str]]:
+    path = grammars_dir() / "_generic" / "languages.toml"
+    if not path.is_file():
+        return {}
+    table = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {ext: (row[0], row[1], row[2]) for ext, row in table.items()}
+
+
+@cache
+def _generic(grammar: str, comment: str, elision: str) -> Language | None:
+    """A language from the generic table: its grammar, and the generic patterns it accepts."""
+    try:
+        ts_language = get_language(grammar)  # type: ignore[arg-type]
+    except Exception:
+        return None
+    source = (grammars_dir() / "_generic" / "outline.scm").read_text(encoding="utf-8")
+    accepted = []
+    for pattern in _patterns(source):
+        try:
+            ts.Query(ts_language, pattern)
+        except Exception:  # node type or field absent from this grammar
+            continue
+        accepted.append(pattern)
+    # A query must have a pattern; ERROR exists in every grammar and yields no captures
+    # the extractor uses.
+    query = ts.Query(ts_language, "\n".join(accepted) or "(ERROR) @_none")
+    exts = tuple(e for e, row in _generic_table().items() if row[0] == grammar)
+    return Language(name=grammar, extensions=exts, line_comment=comment,
+                    comment_nodes=frozenset({"comment", "line_comment", "block_comment"}),
+                    elision=elision, wrappers=frozenset(), leading=frozenset(),
+                    test_files=(), generated_markers=(), ts_language=ts_language,
+                    query=query, top_query=None, generic=True)
+
+
 def for_path(path: str) -> Language | None:
-    """The language of a file, by extension; None when no grammar folder claims it."""
-    return _by_extension().get(PurePosixPath(path).suffix.lower())
+    """The language of a file, by extension: a grammar folder first, then the generic table.
+
+    None for extensions no grammar claims (answered with plain line windows).
+    """
+    ext = PurePosixPath(path).suffix.lower()
+    lang = _by_extension().get(ext)
+    if lang is None and ext in _generic_table():
+        lang = _generic(*_generic_table()[ext])
+    return lang

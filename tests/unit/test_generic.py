@@ -1,0 +1,61 @@
+"""Languages without a grammars/ folder: generic outline, fallback mode, and plain text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls import protocol as p
+from ctxls.engine import Engine
+from ctxls.syntax import languages
+
+C_SOURCE = """#include <stdio.h>
+static int counter = 0;
+
+struct point {
+    int x;
+    int y;
+};
+
+int add(int a, int b) {
+    int c = a + b;
+    counter++;
+    return c;
+}
+"""
+
+
+def _engine(tmp_path: Path) -> Engine:
+    (tmp_path / "a.c").write_text(C_SOURCE)
+    (tmp_path / "notes.xyz").write_text("\n".join(f"line {i}" for i in range(200)) + "\n")
+    (tmp_path / "core.clj").write_text("(ns core)\n(defn f [x] (inc x))\n")
+    return Engine([tmp_path])
+
+
+def test_generic_query_keeps_only_patterns_the_grammar_has() -> None:
+    c = languages.for_path("x.c")
+    assert c is not None and c.generic and c.name == "c"
+    assert ".h" in c.extensions
+    assert languages.for_path("x.py") is not None and not languages.for_path("x.py").generic
+    assert languages.for_path("x.unknownext") is None
+
+
+def test_generic_skeleton_is_a_marked_fallback(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    engine.options.whole_max_lines = engine.options.whole_max_tokens = 0
+    engine.options.flat_ratio = 0
+    r = engine.skeleton(p.SkeletonParams(path="a.c", target=p.Target(symbol="point")))
+    assert r.mode == "fallback" and r.reason.startswith("generic-grammar: c has no grammars/")
+    assert "/* 3 lines elided */" in r.text and r.target == "point"
+    c = languages.for_path("a.c")
+    assert c is not None
+    bare = engine.skeleton(p.SkeletonParams(path="a.c", line_numbers=False))
+    assert not c.parser().parse(bare.text.encode()).root_node.has_error
+
+
+def test_no_declarations_and_unknown_extensions_get_line_windows(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    r = engine.skeleton(p.SkeletonParams(path="core.clj"))
+    assert r.mode == "fallback" and "found no declarations" in r.reason
+    r = engine.skeleton(p.SkeletonParams(path="notes.xyz"))
+    assert (r.mode, r.reason) == ("fallback", "unsupported-language")
+    assert r.text.splitlines()[0] == "  1 | line 0" and "lines elided" in r.text
