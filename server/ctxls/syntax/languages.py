@@ -8,6 +8,7 @@ hands out parsers. Adding a language adds a folder, never a branch here.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 import threading
 import tomllib
@@ -18,6 +19,7 @@ import attrs
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language
 
+log = logging.getLogger("ctxls")
 
 def grammars_dir() -> Path:
     """The installed copy (wheel) wins; a source checkout falls back to the repo folder."""
@@ -57,8 +59,10 @@ class Language:
         return parser
 
     def is_test_file(self, path: str) -> bool:
+        """Globs match the file name, or the workspace-relative path when they hold a ``/``."""
         name = PurePosixPath(path).name
-        return any(fnmatch.fnmatchcase(name, pat) for pat in self.test_files)
+        return any(fnmatch.fnmatchcase(path if "/" in pat else name, pat)
+                   for pat in self.test_files)
 
 
 def _load(folder: Path) -> Language:
@@ -83,15 +87,33 @@ def _load(folder: Path) -> Language:
     )
 
 
+_errors: dict[str, str] = {}
+
+
 @cache
 def registry() -> dict[str, Language]:
-    """Every language under grammars/, by name. Compiled once per process."""
-    root = grammars_dir()
-    return {
-        lang.name: lang
-        for lang in (_load(d) for d in sorted(root.iterdir())
-                     if (d / "language.toml").is_file() and not d.name.startswith("_"))
-    }
+    """Every language under grammars/, by name. Compiled once per process.
+
+    A folder that fails to load (a query that does not compile) is left out and recorded in
+    ``load_errors()``: one broken language must not take the others down.
+    """
+    out: dict[str, Language] = {}
+    for folder in sorted(grammars_dir().iterdir()):
+        if not (folder / "language.toml").is_file() or folder.name.startswith("_"):
+            continue
+        try:
+            lang = _load(folder)
+        except Exception as exc:
+            _errors[folder.name] = f"{type(exc).__name__}: {exc}"
+            log.error("grammars/%s not loaded: %s", folder.name, exc)
+            continue
+        out[lang.name] = lang
+    return out
+
+
+def load_errors() -> dict[str, str]:
+    registry()
+    return dict(_errors)
 
 
 @cache

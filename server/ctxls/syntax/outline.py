@@ -21,6 +21,9 @@ from ctxls.syntax.text import LineIndex
 CONTAINER_KINDS = frozenset(
     {"class", "interface", "enum", "struct", "trait", "impl", "module", "namespace", "object"}
 )
+# Containers whose functions are methods (a function in a namespace, such as a Rust
+# `mod`, stays a function).
+METHOD_HOSTS = CONTAINER_KINDS - {"namespace"}
 # Kinds that name a value; a second assignment to the same name is not a second declaration.
 VALUE_KINDS = frozenset({"variable", "constant", "attribute", "field"})
 # Kinds that belong to the nearest container, not to the function that assigns them.
@@ -193,18 +196,21 @@ def _within(node: ts.Node, region: tuple[int, int] | None) -> bool:
 
 def _extract(lang: Language, root: ts.Node, lines: LineIndex,
              region: tuple[int, int] | None = None, seed: tuple[Decl, ...] = (),
-             at: ts.Node | None = None,
+             at: ts.Node | None = None, own: bool = False,
              ) -> tuple[list[Decl], list[HeaderItem], list[Body], set[str]]:
     """Declarations, header items and blocks found inside ``region`` (bytes; None = all).
 
     ``seed`` is the chain of declarations enclosing the region, outermost first; ``at``, a
-    node whose subtree holds everything the region can yield (much cheaper to query).
+    node whose subtree holds everything the region can yield (much cheaper to query);
+    with ``own``, only the declaration ``at`` itself (patterns rooted at it).
     """
     cursor = ts.QueryCursor(lang.query)
+    if own:
+        cursor.set_max_start_depth(0)
     cursors = [(cursor, at or root)]
     if region is not None and at is None:
         cursor.set_byte_range(*region)
-    if lang.top_query is not None and at is None:
+    if lang.top_query is not None and at is None and not own:
         top = ts.QueryCursor(lang.top_query)
         top.set_max_start_depth(1)
         if region is not None:
@@ -250,6 +256,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
             entries.append((first.start_byte, -outer.end_byte, kind, node, outer, first,
                             name_at, body_at, scope_at))
     entries.sort(key=lambda e: (e[0], e[1]))
+    if own:  # patterns rooted at ``at`` also capture its members; keep ``at`` alone
+        entries = [e for e in entries if at is not None and e[3].id == at.id]
 
     decls: list[Decl] = []
     stack: list[tuple[float, Decl]] = [(float("inf"), d) for d in seed]  # (end_byte, decl)
@@ -262,19 +270,20 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
         if kind in MEMBER_KINDS:
             while chain and not chain[-1].container:
                 chain.pop()
-        if kind == "function" and chain and chain[-1].container:
+        if kind == "function" and chain and chain[-1].kind in METHOD_HOSTS:
             kind = "method"
         name = (name_node.text or b"").decode("utf-8", errors="replace")
-        prefix = [p.name for p in chain]
+        base = chain[-1].qualname if chain else ""
         parents = tuple(p.qualname for p in chain)
         if scope_node is not None:  # e.g. a Go method belongs to its receiver's type
             scope = (scope_node.text or b"").decode("utf-8", errors="replace")
-            prefix, parents = [*prefix, scope], (*parents, ".".join([*prefix, scope]))
+            base = f"{base}.{scope}" if base else scope
+            parents = (*parents, base)
         doc_node = docs.get(body.id) if body is not None else None
         sig_end = body.prev_sibling if body is not None and body.prev_sibling else node
         decl = Decl(
             name=name,
-            qualname=".".join([*prefix, name]),
+            qualname=f"{base}.{name}" if base else name,
             kind=kind,
             parents=parents,
             span=Span(first_node.start_point.row, first_node.start_point.column,
@@ -367,9 +376,6 @@ class Edit:
             return self.new_end[0], self.new_end[1] + col - self.old_end[1]
         return row + self.new_end[0] - self.old_end[0], col
 
-    def row(self, row: int) -> int:
-        return row + self.new_end[0] - self.old_end[0] if row > self.old_end[0] else row
-
     def span(self, s: Span) -> Span:
         return Span(*self.point(s.start_row, s.start_col), *self.point(s.end_row, s.end_col))
 
@@ -384,15 +390,20 @@ class Edit:
                        d.name_span.start_row, d.name_span.end_row)
 
     def decl(self, d: Decl) -> Decl:
+        """A declaration that lies wholly after the edit, moved."""
         return attrs.evolve(d, span=self.span(d.span), signature=self.span(d.signature),
                             name_span=self.span(d.name_span), body=self.body(d.body))
 
     def body(self, b: Body | None) -> Body | None:
+        """Rows of a body that lies wholly after the edit: they all move by the same amount
+        (a row-only value cannot tell which side of the edit's column it was on, so this
+        must never be used for a body that contains the edit)."""
         if b is None:
             return None
-        return Body(self.row(b.first), self.row(b.last), b.indent,
-                    (self.row(b.doc[0]), self.row(b.doc[1])) if b.doc else None,
-                    tuple((self.row(a), self.row(z)) for a, z in b.members))
+        n = self.new_end[0] - self.old_end[0]
+        return Body(b.first + n, b.last + n, b.indent,
+                    (b.doc[0] + n, b.doc[1] + n) if b.doc else None,
+                    tuple((a + n, z + n) for a, z in b.members))
 
     def unshift(self, point: tuple[int, int]) -> tuple[int, int]:
         """Where a new point at or after the new end was before the edit."""
@@ -419,7 +430,7 @@ def _extent(node: ts.Node, lang: Language) -> tuple[ts.Node, ts.Node]:
         outer = parent
     first = outer
     while ((prev := first.prev_named_sibling) is not None and prev.type in lang.leading
-           and prev.end_point.row >= first.start_point.row - 1):
+           and _span(prev).last_row >= first.start_point.row - 1):
         first = prev
     return outer, first
 
@@ -430,38 +441,36 @@ def _outer(node: ts.Node, lang: Language) -> ts.Node:
 
 def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit: Edit,
            changed: list[ts.Range]) -> Outline | None:
-    """The outline after one edit, re-extracting only the declaration the edit lies in.
+    """The outline after one edit inside a declaration's body, re-extracting only that one.
 
-    Everything outside that declaration is shifted, not recomputed. Returns None when the
-    edit's reach is unclear; the caller then extracts from scratch.
+    The innermost declaration strictly around the edit (and every range the re-parse
+    changed) is re-extracted from its subtree; the declarations around it are rebuilt from
+    their own nodes; everything after it is moved. Returns None whenever that is not
+    clearly right (an edit at the top level, a region that cuts a declaration, anything
+    but bodied declarations around it); the caller then extracts from scratch.
     """
     root = tree.root_node
     lo = min([edit.start_byte, *(r.start_byte for r in changed)])
     hi = max([edit.new_end_byte, *(r.end_byte for r in changed)])
-    lo_pt = min([edit.start, *((r.start_point.row, r.start_point.column) for r in changed)])
-    hi_pt = max([edit.new_end, *((r.end_point.row, r.end_point.column) for r in changed)])
+    bodied = {(d.span.start_row, d.span.start_col, d.span.end_row, d.span.end_col)
+              for d in prev.decls if d.body is not None}
     node: ts.Node | None = root.descendant_for_byte_range(lo, hi)
-    chain: list[ts.Node] = []  # bodied declarations strictly around the edit, innermost first
+    chain: list[tuple[ts.Node, ts.Node]] = []  # (node, first) around the edit, innermost first
     while node is not None:
         if node.type in prev.bodied_types:
             outer, lead = _extent(node, lang)
-            if lead.start_byte < lo and hi < outer.end_byte:
-                chain.append(node)
+            old_end = edit.unshift((outer.end_point.row, outer.end_point.column))
+            if (lead.start_byte < lo and hi < outer.end_byte
+                    and (lead.start_point.row, lead.start_point.column, *old_end) in bodied):
+                chain.append((node, lead))
         node = node.parent
-    if chain:
-        target, lead = _extent(chain[0], lang)
-        region = (lead.start_byte, target.end_byte)
-        first = (lead.start_point.row, lead.start_point.column)
-        last = (target.end_point.row, target.end_point.column)
-    else:
-        tops = [c for c in root.children if c.start_byte <= hi and lo <= c.end_byte]
-        region, first, last = (lo, hi), lo_pt, hi_pt
-        if tops:
-            region = (min(lo, tops[0].start_byte), max(hi, tops[-1].end_byte))
-            first = min(lo_pt, (tops[0].start_point.row, tops[0].start_point.column))
-            last = max(hi_pt, (tops[-1].end_point.row, tops[-1].end_point.column))
-    old_first = first
-    old_last = edit.unshift(last)
+    if not chain:
+        return None
+    target, lead = chain[0]
+    outer = _outer(target, lang)
+    region = (lead.start_byte, outer.end_byte)
+    old_first = (lead.start_point.row, lead.start_point.column)
+    old_last = edit.unshift((outer.end_point.row, outer.end_point.column))
 
     def inside(s: Span) -> bool:
         return old_first <= (s.start_row, s.start_col) and (s.end_row, s.end_col) <= old_last
@@ -469,29 +478,31 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     def around(s: Span) -> bool:
         return (s.start_row, s.start_col) < old_first and old_last < (s.end_row, s.end_col)
 
-    def overlaps(s: Span) -> bool:
-        a, b = (s.start_row, s.start_col), (s.end_row, s.end_col)
-        return a < old_last and old_first < b and not inside(s) and not around(s)
+    def before(s: Span) -> bool:
+        return (s.end_row, s.end_col) <= old_first
 
-    ancestors = [d for d in prev.decls if d.body is not None and around(d.span)]
-    if len(ancestors) != max(len(chain) - 1, 0) or any(
-            overlaps(d.span) for d in (*prev.decls, *prev.shadowed)):
-        return None  # the old outline and the new tree disagree on the region
-    outers = [_outer(n, lang) for n in reversed(chain[1:])]
-    seed = tuple(attrs.evolve(edit.decl(d), has_error=o.has_error)
-                 for d, o in zip(ancestors, outers, strict=True))
-    kept = [edit.decl(d) if edit.moves(d) else d
-            for d in (*prev.decls, *prev.shadowed)
+    everything = (*prev.decls, *prev.shadowed)
+    ancestors = [d for d in everything if around(d.span)]
+    if (len(ancestors) != len(chain) - 1 or any(d.body is None for d in ancestors)
+            or any(not (inside(d.span) or around(d.span) or before(d.span)
+                        or (d.span.start_row, d.span.start_col) >= old_last)
+                   for d in everything)
+            or any(b.first <= old_first[0] <= b.last for b in prev.blocks)):
+        return None
+    seed: tuple[Decl, ...] = ()
+    for node, _ in reversed(chain[1:]):  # outermost first, each seeded with its own parents
+        own = _extract(lang, root, lines, None, seed, node, own=True)[0]
+        if len(own) != 1:
+            return None
+        seed = (*seed, own[0])
+    kept = [edit.decl(d) if edit.moves(d) else d for d in everything
             if not inside(d.span) and not around(d.span)]
-    decls, header, blocks, bodied = _extract(lang, root, lines, region, seed,
-                                             _outer(chain[0], lang) if chain else None)
+    decls, header, blocks, found = _extract(lang, root, lines, region, seed, outer)
     header += [HeaderItem(h.kind, edit.span(h.span)) for h in prev.header if not inside(h.span)]
-    old_rows = (old_first[0], old_last[0])
     blocks += [b2 for b in prev.blocks
-               if not (old_rows[0] <= b.first and b.last <= old_rows[1])
-               and (b2 := edit.body(b)) is not None]
+               if (b2 := edit.body(b) if b.first > old_first[0] else b) is not None]
     return _assemble(lang, root, lines, [*seed, *kept, *decls], header, blocks,
-                     bodied | prev.bodied_types)
+                     found | prev.bodied_types)
 
 
 def parse(lang: Language, data: bytes, old: ts.Tree | None = None) -> ts.Tree:
