@@ -92,6 +92,7 @@ class Outline:
     shadowed: tuple[Decl, ...] = ()  # later assignments to names declared earlier
     # Node types of declarations with bodies (what an incremental update looks for).
     bodied_types: frozenset[str] = attrs.field(default=frozenset(), eq=False)
+    def_types: frozenset[str] = attrs.field(default=frozenset(), eq=False)  # all definitions
 
 
 def _span(node: ts.Node) -> Span:
@@ -197,7 +198,8 @@ def _within(node: ts.Node, region: tuple[int, int] | None) -> bool:
 def _extract(lang: Language, root: ts.Node, lines: LineIndex,
              region: tuple[int, int] | None = None, seed: tuple[Decl, ...] = (),
              at: ts.Node | None = None, own: bool = False,
-             ) -> tuple[list[Decl], list[HeaderItem], list[Body], set[str]]:
+             extra_types: frozenset[str] = frozenset(),
+             ) -> tuple[list[Decl], list[HeaderItem], list[Body], tuple[set[str], set[str]]]:
     """Declarations, header items and blocks found inside ``region`` (bytes; None = all).
 
     ``seed`` is the chain of declarations enclosing the region, outermost first; ``at``, a
@@ -210,7 +212,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     cursors = [(cursor, at or root)]
     if region is not None and at is None:
         cursor.set_byte_range(*region)
-    if lang.top_query is not None and at is None and not own:
+    at_top = at is None or (at.parent is not None and at.parent.id == root.id)
+    if lang.top_query is not None and at_top and not own:
         top = ts.QueryCursor(lang.top_query)
         top.set_max_start_depth(1)
         if region is not None:
@@ -250,8 +253,9 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
 
     # Declarations in file order; parents by containment of their full ranges.
     entries = []
+    def_types = frozenset(e[1].type for e in defs.values()) | extra_types
     for kind, node, name_at, body_at, scope_at in defs.values():
-        outer, first = _extent(node, lang)
+        outer, first = _extent(node, lang, def_types)
         if _within(outer, region) and (region is None or first.start_byte >= region[0]):
             entries.append((first.start_byte, -outer.end_byte, kind, node, outer, first,
                             name_at, body_at, scope_at))
@@ -263,6 +267,7 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     stack: list[tuple[float, Decl]] = [(float("inf"), d) for d in seed]  # (end_byte, decl)
     bodied_ids = {e[1].id for e in defs.values() if e[3] is not None}
     bodied_types = {e[1].type for e in defs.values() if e[3] is not None}
+    types = (bodied_types, set(def_types))
     for start, neg_end, kind, node, outer, first_node, name_node, body, scope_node in entries:
         while stack and stack[-1][0] <= start:
             stack.pop()
@@ -329,11 +334,12 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     if root.id in docs:
         items.append(HeaderItem("doc", _span(docs[root.id])))
     found_blocks = [b for b in (_body(n, lang, lines) for n in blocks) if b is not None]
-    return decls, items, found_blocks, bodied_types
+    return decls, items, found_blocks, types
 
 
 def _assemble(lang: Language, root: ts.Node, lines: LineIndex, decls: list[Decl],
-              header: list[HeaderItem], blocks: list[Body], bodied: set[str]) -> Outline:
+              header: list[HeaderItem], blocks: list[Body],
+              types: tuple[set[str], set[str]]) -> Outline:
     decls.sort(key=_sort_key)
     header.sort(key=lambda h: (h.span.start_row, h.span.start_col))
     blocks.sort(key=lambda b: (b.first, b.last))
@@ -346,15 +352,16 @@ def _assemble(lang: Language, root: ts.Node, lines: LineIndex, decls: list[Decl]
         header=tuple(header),
         blocks=tuple(blocks),
         errors=tuple(_errors(root)) if root.has_error else (),
-        bodied_types=frozenset(bodied),
+        bodied_types=frozenset(types[0]),
+        def_types=frozenset(types[1]),
     )
 
 
 def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
     """The outline of one parsed file. Pure: same tree and text, same outline."""
     root = tree.root_node
-    decls, header, blocks, bodied = _extract(lang, root, lines)
-    return _assemble(lang, root, lines, decls, header, blocks, bodied)
+    decls, header, blocks, types = _extract(lang, root, lines)
+    return _assemble(lang, root, lines, decls, header, blocks, types)
 
 
 @attrs.frozen
@@ -415,28 +422,34 @@ class Edit:
         return row - self.new_end[0] + self.old_end[0], col
 
 
-def _extent(node: ts.Node, lang: Language) -> tuple[ts.Node, ts.Node]:
+def _extent(node: ts.Node, lang: Language,
+            def_types: frozenset[str] = frozenset()) -> tuple[ts.Node, ts.Node]:
     """(outermost node, first node) of a declaration.
 
     The declaration grows into a wrapper (decorators, ``export``) when it is the wrapper's
-    last child and no sibling is of its own type (a Go ``type ( A ...; B ... )`` group stays
-    split), then back over adjacent ``leading`` siblings (doc comments, attributes).
+    last child and no other child is a definition (a Go ``type ( A ...; B = ... )`` group
+    stays split), then back over adjacent ``leading`` siblings (doc comments, attributes)
+    that start their own line (a trailing comment belongs to the line it ends).
     """
     outer = node
     while (parent := outer.parent) is not None and parent.type in lang.wrappers:
         kids = [c for c in parent.named_children if c.type not in lang.comment_nodes]
-        if kids[-1].id != outer.id or any(c.type == outer.type for c in kids[:-1]):
+        if kids[-1].id != outer.id or any(
+                c.type == outer.type or c.type in def_types for c in kids[:-1]):
             break
         outer = parent
     first = outer
     while ((prev := first.prev_named_sibling) is not None and prev.type in lang.leading
            and _span(prev).last_row >= first.start_point.row - 1):
+        before = prev.prev_sibling
+        if before is not None and _span(before).last_row == prev.start_point.row:
+            break  # `A = 1  // about A` documents A, not what follows
         first = prev
     return outer, first
 
 
-def _outer(node: ts.Node, lang: Language) -> ts.Node:
-    return _extent(node, lang)[0]
+def _outer(node: ts.Node, lang: Language, def_types: frozenset[str]) -> ts.Node:
+    return _extent(node, lang, def_types)[0]
 
 
 def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit: Edit,
@@ -458,7 +471,7 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     chain: list[tuple[ts.Node, ts.Node]] = []  # (node, first) around the edit, innermost first
     while node is not None:
         if node.type in prev.bodied_types:
-            outer, lead = _extent(node, lang)
+            outer, lead = _extent(node, lang, prev.def_types)
             old_end = edit.unshift((outer.end_point.row, outer.end_point.column))
             if (lead.start_byte < lo and hi < outer.end_byte
                     and (lead.start_point.row, lead.start_point.column, *old_end) in bodied):
@@ -467,7 +480,7 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     if not chain:
         return None
     target, lead = chain[0]
-    outer = _outer(target, lang)
+    outer = _outer(target, lang, prev.def_types)
     region = (lead.start_byte, outer.end_byte)
     old_first = (lead.start_point.row, lead.start_point.column)
     old_last = edit.unshift((outer.end_point.row, outer.end_point.column))
@@ -491,18 +504,20 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
         return None
     seed: tuple[Decl, ...] = ()
     for node, _ in reversed(chain[1:]):  # outermost first, each seeded with its own parents
-        own = _extract(lang, root, lines, None, seed, node, own=True)[0]
+        own = _extract(lang, root, lines, None, seed, node, own=True,
+                       extra_types=prev.def_types)[0]
         if len(own) != 1:
             return None
         seed = (*seed, own[0])
     kept = [edit.decl(d) if edit.moves(d) else d for d in everything
             if not inside(d.span) and not around(d.span)]
-    decls, header, blocks, found = _extract(lang, root, lines, region, seed, outer)
+    decls, header, blocks, found = _extract(lang, root, lines, region, seed, outer,
+                                            extra_types=prev.def_types)
     header += [HeaderItem(h.kind, edit.span(h.span)) for h in prev.header if not inside(h.span)]
     blocks += [b2 for b in prev.blocks
                if (b2 := edit.body(b) if b.first > old_first[0] else b) is not None]
     return _assemble(lang, root, lines, [*seed, *kept, *decls], header, blocks,
-                     found | prev.bodied_types)
+                     (found[0] | prev.bodied_types, found[1] | prev.def_types))
 
 
 def parse(lang: Language, data: bytes, old: ts.Tree | None = None) -> ts.Tree:
