@@ -320,7 +320,11 @@ class Engine:
                 context.append((outer.span.start_row, outer.signature.end_row))
                 if outer.body is not None and outer.body.doc is not None:
                     context.append(outer.body.doc)
-        context = [(a, b) for a, b in context if b < first or a > last]
+        # Lineage never repeats the declaration's own lines: a kept-whole parent (an enum
+        # around its constant) is clipped around it, not dropped.
+        context = [part for a, b in context
+                   for part in ((a, min(b, first - 1)), (max(a, last + 1), b))
+                   if part[0] <= part[1]]
         notes = {}
         if context:
             notes[min(a for a, _ in context)] = (
