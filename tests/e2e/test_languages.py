@@ -1,0 +1,44 @@
+"""First-class languages through the real server: the fixtures of tests/fixtures/<lang>."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ctxls.syntax import languages
+from ctxls_client import CtxClient
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+async def test_go_method_by_receiver_with_its_struct(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES, tmp_path / "fx")
+    always = {"wholeMaxLines": 0, "wholeMaxTokens": 0, "flatRatio": 0}
+    async with await CtxClient.start(tmp_path / "fx", options=always) as ctx:
+        sym = await ctx.read_symbol("go/cache/cache.go", "Cache.Evict")
+        assert sym.symbol == "Cache.Evict" and sym.kind == "method"
+        text = sym.text
+        assert "package cache" in text and "type Cache[K comparable, V any] struct {" in text
+        assert "func (c *Cache[K, V]) Evict() {" in text
+        assert text.index("struct {") < text.index("Evict() {")  # lineage first
+        sk = await ctx.skeleton("go/cache/cache.go", "Cache.Evict", line_numbers=False)
+        assert sk.mode == "skeleton" and "lines elided */" in sk.text
+        go = languages.registry()["go"]
+        assert not go.parser().parse(sk.text.encode()).root_node.has_error
+
+
+async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES, tmp_path / "fx")
+    root = tmp_path / "fx"
+    files = {lang.name: next(p for p in sorted(root.rglob("*"))
+                             if p.is_file() and p.suffix in lang.extensions)
+             for lang in languages.registry().values()
+             if any(p.suffix in lang.extensions for p in root.rglob("*"))}
+    assert {"go", "java", "rust", "ruby"} <= set(files)
+    always = {"wholeMaxLines": 0, "wholeMaxTokens": 0, "flatRatio": 0}
+    async with await CtxClient.start(root, options=always) as ctx:
+        for name, path in files.items():
+            sk = await ctx.skeleton(str(path), line_numbers=False)
+            assert sk.language == name and sk.mode == "skeleton", (name, sk.reason)
+            lang = languages.registry()[name]
+            assert not lang.parser().parse(sk.text.encode()).root_node.has_error, name
