@@ -47,6 +47,7 @@ class Language:
     ts_language: ts.Language = attrs.field(repr=False)
     query: ts.Query = attrs.field(repr=False)
     top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
+    refs_query: ts.Query | None = attrs.field(default=None, repr=False)  # references.scm
     generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
@@ -71,6 +72,8 @@ def _load(folder: Path) -> Language:
     query = ts.Query(ts_language, (folder / "outline.scm").read_text(encoding="utf-8"))
     top = folder / "toplevel.scm"
     top_query = ts.Query(ts_language, top.read_text(encoding="utf-8")) if top.is_file() else None
+    refs = folder / "references.scm"
+    refs_query = ts.Query(ts_language, refs.read_text(encoding="utf-8")) if refs.is_file() else None
     return Language(
         name=data["name"],
         extensions=tuple(data["extensions"]),
@@ -84,6 +87,7 @@ def _load(folder: Path) -> Language:
         ts_language=ts_language,
         query=query,
         top_query=top_query,
+        refs_query=refs_query,
     )
 
 

@@ -110,10 +110,11 @@ def _starts_line(node: ts.Node, lines: LineIndex) -> bool:
 
 
 def _ends_line(node: ts.Node, lines: LineIndex) -> bool:
+    """Nothing but a separator (``,`` ``;``) follows the node on its last line."""
     p = node.end_point
     if p.column == 0 and p.row > node.start_point.row:
         return True
-    return _blank(lines.line(p.row)[p.column :])
+    return lines.line(p.row)[p.column :].strip() in (b"", b",", b";")
 
 
 def _rows(node: ts.Node) -> tuple[int, int]:
@@ -130,6 +131,10 @@ def _body(
 ) -> Body | None:
     """Elidable rows of a body node: from its first to its last named child that own their lines."""
     kids = node.named_children
+    closing = [c for c in node.children if not c.is_named]
+    if closing and closing[-1].end_byte == node.end_byte:  # `{ ... } // c`: the comment is
+        end = closing[-1].start_byte                         # inside the block, after `}`
+        kids = [k for k in kids if k.start_byte < end]
     lo, hi = 0, len(kids) - 1
     while lo <= hi and not _starts_line(kids[lo], lines):
         lo += 1
@@ -309,7 +314,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
             decorators=tuple(
                 _first_line(c)
                 for c in (outer.named_children if outer is not node else ())
-                if c.id != node.id and c.type not in lang.comment_nodes
+                if c.type not in lang.comment_nodes
+                and not (c.start_byte <= node.start_byte and node.end_byte <= c.end_byte)
             ),
             keep_whole=node.id in keep_whole,
             has_error=outer.has_error,

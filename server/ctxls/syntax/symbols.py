@@ -31,6 +31,9 @@ def resolve(outline: Outline, name: str, path: str, line: int | None = None) -> 
     if line is not None and len(found) > 1:
         found = [d for d in found if d.span.start_row <= line - 1 <= d.span.last_row] or found
         found = [d for d in found if d.span.start_row == line - 1] or found
+    if len(found) > 1 and len({d.qualname for d in found}) == 1:
+        bodies = [d for d in found if d.body is not None]  # overloads and their implementation
+        found = bodies if len(bodies) == 1 else found
     if len(found) == 1:
         return found[0]
     if found:
