@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ctxls.errors import AmbiguousSymbol
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
