@@ -24,6 +24,8 @@ from lsprotocol.types import (
 from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
+from ctxls.index import refs as refs_mod
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, definition, references
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
@@ -109,6 +111,8 @@ class Engine:
         self.docs: dict[str, Document] = {}  # open documents, by absolute path
         self.scanning = False
         self.planned = 0
+        self.refs = RefIndex()
+        self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
 
     # ---- paths -------------------------------------------------------------------------
     def locate(self, path: str | None = None, uri: str | None = None) -> Located:
@@ -132,7 +136,7 @@ class Engine:
             "refused without reading it")
 
     def located(self, params: p.SkeletonParams | p.ReadSymbolParams | p.ReadRangeParams
-                ) -> Located:
+                | p.ReferencesParams) -> Located:
         doc = params.text_document
         return self.locate(params.path, doc.uri if doc else None)
 
@@ -178,9 +182,12 @@ class Engine:
             return
         key = str(loc.abspath)
         if loc.abspath.is_file():
-            self.entries[key] = index_file(loc.path, key, self.options.max_file_bytes)
+            self.entries[key] = entry = index_file(loc.path, key, self.options.max_file_bytes)
+            self._index_entry(entry)
         else:
             self.entries.pop(key, None)
+            self.refs.remove(key)
+        self._indexed_versions.pop(key, None)
 
     # ---- scanning ----------------------------------------------------------------------
     def scan_plan(self) -> list[tuple[str, str]]:
@@ -192,7 +199,24 @@ class Engine:
 
     def add(self, entries: list[FileEntry]) -> None:
         for e in entries:
-            self.entries.setdefault(e.abspath, e)  # a refresh that raced the scan wins
+            if self.entries.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
+                self._index_entry(e)
+
+    def _index_entry(self, e: FileEntry) -> None:
+        if e.outline is not None and e.refs is not None and e.abspath not in self.docs:
+            self.refs.put(FileInfo(e.abspath, e.path, e.outline, e.refs))
+
+    def _sync_docs(self) -> None:
+        """Bring the reference index up to date with open documents (lazily, per request)."""
+        for key, doc in self.docs.items():
+            if self._indexed_versions.get(key, -1) == doc.version or doc.lang is None:
+                continue
+            outline, tree = doc.outline(), doc.parsed()
+            if outline is None or tree is None:
+                continue
+            path = self.locate(path=key).path
+            self.refs.put(FileInfo(key, path, outline, refs_mod.extract(doc.lang, tree.root_node)))
+            self._indexed_versions[key] = doc.version
 
     # ---- views -------------------------------------------------------------------------
     def view(self, loc: Located) -> View:
@@ -225,6 +249,7 @@ class Engine:
             entry = index_file(loc.path, str(loc.abspath), self.options.max_file_bytes)
             if entry.language is not None:
                 self.entries[str(loc.abspath)] = entry
+                self._index_entry(entry)
         return entry
 
     def _read_raw(self, loc: Located) -> bytes:
@@ -364,6 +389,93 @@ class Engine:
                              if truncated and last - first + 1 >= self.options.read_range_max_lines
                              else []),
         )
+
+    def references(self, params: p.ReferencesParams) -> p.ReferencesResult:
+        v = self.view(self.located(params))
+        if v.outline is None:
+            raise UnknownSymbol(f"{v.loc.path} has no outline; nothing to find references of")
+        self._sync_docs()
+        key = str(v.loc.abspath)
+        info = self.refs.files.get(key)
+        if info is None:
+            raise InvalidParams(f"{v.loc.path} has no reference table "
+                                f"({v.lang.name if v.lang else 'no'} grammar)")
+        if params.name:
+            decl = resolve(v.outline, params.name, v.loc.path, params.line)
+        elif params.position is not None:
+            row, col = v.index.from_lsp(params.position.line, params.position.character,
+                                        self.encoding)
+            found = definition(self.refs, info, row, col)
+            if found is None:
+                raise UnknownSymbol(f"nothing at {v.loc.path}:{row + 1}:{col + 1} resolves to "
+                                    "a declaration")
+            info, decl = found
+            key = info.key
+        else:
+            raise InvalidParams("give `name` or `position`")
+        resolved, candidates = references(self.refs, key, decl)
+        views: dict[str, View] = {}
+        cap = max(1, params.limit)
+
+        def site(ref: Reference) -> p.Site:
+            rv = views.get(ref.key)
+            if rv is None:
+                rv = views[ref.key] = self.view(self.locate(path=ref.key))
+            c = ref.call
+            width = len(str(len(rv.lines)))
+            rows = range(max(0, c.row - 1), min(len(rv.lines), c.row + 2))
+            imports = [r for h in (rv.outline.header if rv.outline else ())
+                       if h.kind in ("import", "package")
+                       for r in range(h.span.start_row, h.span.last_row + 1)]
+            return p.Site(
+                uri=rv.loc.uri, path=rv.loc.path,
+                range=Range(rv.position(c.row, c.col), rv.position(c.row, c.end_col)),
+                enclosing=ref.enclosing,
+                text="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n" for r in rows),
+                header="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n"
+                               for r in imports),
+                evidence=ref.why)
+
+        lang = v.lang.name if v.lang else None
+        unindexed = sum(1 for e in self.entries.values()
+                        if e.language == lang and (e.outline is None or e.refs is None))
+        if self.scanning:
+            unindexed += max(0, self.planned - len(self.entries))
+        home = self.view(self.locate(path=key))
+        return p.ReferencesResult(
+            symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
+            references=[site(r) for r in resolved[:cap]],
+            candidates=[site(r) for r in candidates[:cap]] if params.include_candidates else [],
+            unindexed_files=unindexed, complete=not self.scanning and unindexed == 0,
+            truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
+            version=home.version)
+
+    def definition_at(self, uri: str, line: int, character: int) -> Location | None:
+        v = self.view(self.locate(uri=uri))
+        self._sync_docs()
+        info = self.refs.files.get(str(v.loc.abspath))
+        if info is None:
+            return None
+        row, col = v.index.from_lsp(line, character, self.encoding)
+        found = definition(self.refs, info, row, col)
+        if found is None:
+            return None
+        target = self.view(self.locate(path=found[0].key))
+        s = found[1].name_span
+        return Location(target.loc.uri, Range(target.position(s.start_row, s.start_col),
+                                              target.position(s.end_row, s.end_col)))
+
+    def references_at(self, uri: str, line: int, character: int,
+                      include_declaration: bool) -> list[Location]:
+        result = self.references(p.ReferencesParams(
+            text_document=None, path=str(self.locate(uri=uri).abspath),
+            position=Position(line, character), include_candidates=False, limit=10_000))
+        out = [Location(s.uri, s.range) for s in result.references]
+        if include_declaration:
+            decl_loc = self.definition_at(uri, line, character)
+            if decl_loc is not None:
+                out.insert(0, decl_loc)
+        return out
 
     def document_symbols(self, uri: str) -> list[DocumentSymbol]:
         v = self.view(self.locate(uri=uri))

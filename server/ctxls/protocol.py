@@ -14,6 +14,7 @@ SKELETON = "ctx/skeleton"
 READ_SYMBOL = "ctx/readSymbol"
 READ_RANGE = "ctx/readRange"
 STATUS = "ctx/status"
+REFERENCES = "ctx/references"
 
 
 @attrs.define
@@ -123,3 +124,39 @@ class StatusResult:
     indexed: int
     skipped: list[SkippedFile]
     encoding: str
+
+
+@attrs.define
+class ReferencesParams:
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    name: str | None = None  # the declaration; or the one at `position`
+    position: Position | None = None
+    line: int | None = None
+    include_candidates: bool = True
+    limit: int = 200
+
+
+@attrs.define
+class Site:
+    uri: str
+    path: str
+    range: Range  # the called name
+    enclosing: str | None  # qualified name of the declaration the call sits in
+    text: str  # the call's lines, numbered
+    header: str  # the caller's imports, numbered
+    evidence: str  # how the call was tied to the symbol, or why it could not be
+
+
+@attrs.define
+class ReferencesResult:
+    symbol: str
+    kind: str
+    uri: str
+    path: str
+    references: list[Site]  # proven call sites
+    candidates: list[Site]  # same name, receiver of unknown type
+    unindexed_files: int  # files of the language that could not be read or are pending
+    complete: bool  # scan finished and nothing unindexed: an empty list means no callers
+    truncated: bool
+    version: int | None

@@ -16,9 +16,11 @@ from pathlib import Path
 import attrs
 import pathspec
 
+from ctxls.index import refs as refs_mod
+from ctxls.index.refs import Refs
 from ctxls.syntax import languages
-from ctxls.syntax.outline import Outline, outline_source
-from ctxls.syntax.text import decode
+from ctxls.syntax.outline import Outline, extract
+from ctxls.syntax.text import LineIndex, decode
 
 ALWAYS_SKIP = frozenset({
     ".git", ".hg", ".svn", ".jj", "node_modules", "__pycache__", ".venv", "venv",
@@ -41,6 +43,7 @@ class FileEntry:
     non_utf8: bool = False
     data: bytes | None = attrs.field(default=None, repr=False)
     outline: Outline | None = attrs.field(default=None, repr=False)
+    refs: Refs | None = attrs.field(default=None, repr=False)
 
     @property
     def notes(self) -> list[str]:
@@ -116,8 +119,12 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     if b"\0" in raw[:SNIFF]:
         return FileEntry(status="binary", **common)  # type: ignore[arg-type]
     data, non_utf8 = decode(raw)
-    outline = outline_source(lang, data) if lang is not None else None
-    return FileEntry(status="ok", non_utf8=non_utf8, data=data, outline=outline,
+    outline = refs = None
+    if lang is not None:
+        tree = lang.parser().parse(data)
+        outline = extract(lang, tree, LineIndex(data))
+        refs = refs_mod.extract(lang, tree.root_node)
+    return FileEntry(status="ok", non_utf8=non_utf8, data=data, outline=outline, refs=refs,
                      **common)  # type: ignore[arg-type]
 
 

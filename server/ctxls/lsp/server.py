@@ -235,6 +235,20 @@ async def document_symbol(ls: CtxServer, params: t.DocumentSymbolParams) -> Any:
     return await _guard(lambda: ls.engine.document_symbols(params.text_document.uri))
 
 
+@server.feature(t.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: CtxServer, params: t.DefinitionParams) -> Any:
+    pos = params.position
+    return await _guard(lambda: ls.engine.definition_at(params.text_document.uri, pos.line,
+                                                        pos.character))
+
+
+@server.feature(t.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: CtxServer, params: t.ReferenceParams) -> Any:
+    pos = params.position
+    return await _guard(lambda: ls.engine.references_at(
+        params.text_document.uri, pos.line, pos.character, params.context.include_declaration))
+
+
 @server.feature(t.WORKSPACE_SYMBOL)
 async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> Any:
     return await _guard(lambda: ls.engine.workspace_symbols(params.query))
@@ -254,6 +268,11 @@ def read_symbol(ls: CtxServer, params: p.ReadSymbolParams) -> p.ReadSymbolResult
 @answer(p.READ_RANGE, p.ReadRangeParams)
 def read_range(ls: CtxServer, params: p.ReadRangeParams) -> p.ReadRangeResult:
     return ls.engine.read_range(params)
+
+
+@answer(p.REFERENCES, p.ReferencesParams)
+def ctx_references(ls: CtxServer, params: p.ReferencesParams) -> p.ReferencesResult:
+    return ls.engine.references(params)
 
 
 @answer(p.STATUS, p.StatusParams)

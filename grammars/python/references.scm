@@ -1,0 +1,24 @@
+; What a Python file refers to: imports, calls, and names whose type is known in their
+; scope. Used by the reference index (ctxls.index.refs); capture vocabulary in
+; grammars/README.md.
+
+(import_statement name: (dotted_name) @import.module)
+(import_statement
+  name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias))
+(import_from_statement module_name: (_) @import.from name: (dotted_name) @import.name)
+(import_from_statement
+  module_name: (_) @import.from
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias))
+(import_from_statement module_name: (_) @import.from (wildcard_import) @import.star)
+
+(call function: (identifier) @call.name)
+(call function: (attribute object: (_) @call.object attribute: (identifier) @call.name))
+(decorator (identifier) @call.name)
+(decorator (attribute object: (_) @call.object attribute: (identifier) @call.name))
+
+(assignment left: (identifier) @bind.name right: (call function: (_) @bind.type))
+(assignment left: (identifier) @bind.name type: (type) @bind.type)
+(typed_parameter (identifier) @bind.name type: (type) @bind.type)
+(typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)
+
+(class_definition name: (identifier) @class.name superclasses: (argument_list (_) @class.base))

@@ -1,0 +1,95 @@
+"""What a file refers to: its imports, its calls, and the names whose type is known.
+
+Extracted by ``grammars/<lang>/references.scm`` into plain tables (no tree is kept), during
+the scan and after each edit. Resolving them to declarations is ``index/resolve.py``'s job.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import tree_sitter as ts
+
+from ctxls.syntax.languages import Language
+
+
+class Import(NamedTuple):
+    local: str  # the name the file uses ("" for a star import)
+    module: str  # dotted module path as written, without leading dots
+    name: str | None  # imported member (from m import name), None for `import m`
+    level: int  # leading dots of a relative import
+    row: int
+
+
+class Call(NamedTuple):
+    row: int
+    col: int  # byte column of the called name
+    end_col: int
+    name: str
+    obj: str | None  # text of the object for `obj.name(...)`, else None
+
+
+class Binding(NamedTuple):
+    row: int
+    name: str
+    type: str  # type annotation or the callee of the assigned call, as written
+
+
+class Refs(NamedTuple):
+    imports: tuple[Import, ...]
+    calls: tuple[Call, ...]
+    bindings: tuple[Binding, ...]
+    bases: tuple[tuple[str, tuple[str, ...]], ...]  # (class name, base expressions)
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(c.name for c in self.calls)
+
+
+EMPTY = Refs((), (), (), ())
+
+
+def _text(node: ts.Node) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace")
+
+
+def extract(lang: Language, root: ts.Node) -> Refs:
+    if lang.refs_query is None:
+        return EMPTY
+    imports: list[Import] = []
+    calls: list[Call] = []
+    bindings: list[Binding] = []
+    bases: dict[str, list[str]] = {}
+    for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
+        if "import.module" in caps:
+            node = caps["import.module"][0]
+            dotted = _text(node)
+            alias = caps.get("import.alias")
+            local = _text(alias[0]) if alias else dotted.split(".")[0]
+            imports.append(Import(local, dotted, None, 0, node.start_point.row))
+        elif "import.from" in caps:
+            src = _text(caps["import.from"][0])
+            level = len(src) - len(src.lstrip("."))
+            module = src.lstrip(".")
+            row = caps["import.from"][0].start_point.row
+            if "import.star" in caps:
+                imports.append(Import("", module, "*", level, row))
+                continue
+            name = _text(caps["import.name"][0])
+            alias = caps.get("import.alias")
+            imports.append(Import(_text(alias[0]) if alias else name, module, name, level, row))
+        elif "call.name" in caps:
+            node = caps["call.name"][0]
+            obj = caps.get("call.object")
+            calls.append(Call(node.start_point.row, node.start_point.column,
+                              node.end_point.column, _text(node),
+                              _text(obj[0]) if obj else None))
+        elif "bind.name" in caps:
+            node = caps["bind.name"][0]
+            bindings.append(Binding(node.start_point.row, _text(node),
+                                    _text(caps["bind.type"][0])))
+        elif "class.name" in caps:
+            bases.setdefault(_text(caps["class.name"][0]), []).extend(
+                _text(n) for n in caps.get("class.base", []))
+    return Refs(tuple(imports), tuple(calls), tuple(bindings),
+                tuple((k, tuple(v)) for k, v in bases.items()))

@@ -1,0 +1,310 @@
+"""Who calls what: resolving calls to declarations across the workspace.
+
+Pure functions over a ``RefIndex`` (per-file outlines and reference tables, a module map,
+and an inverted index from called or imported names to files). The only language-specific
+knowledge here is how a path becomes a module name and how relative imports climb
+packages, which is how Python spells them; other languages plug in their own rules.
+
+Every answer separates what is proven (``resolved``) from what only matches by name
+(``candidates``) and counts the files that could not be read, because "no callers" and
+"callers unknown" are different answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from ctxls.index.refs import Call, Import, Refs
+from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.symbols import at_row
+
+SELF_NAMES = frozenset({"self", "cls"})
+MAX_HOPS = 6  # re-export chains followed at most this deep
+
+
+class FileInfo(NamedTuple):
+    key: str  # absolute path
+    path: str  # workspace-relative POSIX path
+    outline: Outline
+    refs: Refs
+
+
+def module_name(path: str) -> str | None:
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    if not path.endswith((".py", ".pyi")):
+        return None
+    parts = path.rsplit(".", 1)[0].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if parts else None
+
+
+class RefIndex:
+    """Reference tables of every indexed file, kept current by the engine."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, FileInfo] = {}
+        self.modules: dict[str, str] = {}  # module name -> key
+        self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
+
+    def _names(self, info: FileInfo) -> set[str]:
+        return ({c.name for c in info.refs.calls}
+                | {i.name for i in info.refs.imports if i.name}
+                | {i.local for i in info.refs.imports})
+
+    def put(self, info: FileInfo) -> None:
+        self.remove(info.key)
+        self.files[info.key] = info
+        for mod in _module_names(info.path):
+            self.modules[mod] = info.key
+        for name in self._names(info):
+            self.by_name.setdefault(name, set()).add(info.key)
+
+    def remove(self, key: str) -> None:
+        old = self.files.pop(key, None)
+        if old is None:
+            return
+        for mod in _module_names(old.path):
+            if self.modules.get(mod) == key:
+                del self.modules[mod]
+        for name in self._names(old):
+            keys = self.by_name.get(name)
+            if keys is not None:
+                keys.discard(key)
+
+    # ---- resolution ---------------------------------------------------------------------
+    def module_file(self, module: str) -> FileInfo | None:
+        key = self.modules.get(module)
+        return self.files.get(key) if key else None
+
+    def absolute(self, info: FileInfo, imp: Import) -> str:
+        """The absolute module an import names."""
+        if imp.level == 0:
+            return imp.module
+        own = module_name(info.path) or ""
+        package = own.split(".") if info.path.endswith(("__init__.py", "__init__.pyi")) \
+            else own.split(".")[:-1]
+        base = package[: len(package) - (imp.level - 1)] if imp.level > 1 else package
+        return ".".join([*base, *([imp.module] if imp.module else [])])
+
+    def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
+        """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
+        for d in info.outline.decls:
+            if d.name == name and not d.parents:
+                return info, d
+        if hops >= MAX_HOPS:
+            return None
+        for imp in info.refs.imports:
+            if imp.local == name and imp.name:
+                target = self.imported(info, imp, hops + 1)
+                if target is not None:
+                    return target
+        for imp in info.refs.imports:
+            if imp.name == "*":
+                src = self.module_file(self.absolute(info, imp))
+                if src is not None and (found := self.export(src, name, hops + 1)):
+                    return found
+        return None
+
+    def imported(self, info: FileInfo, imp: Import,
+                 hops: int = 0) -> tuple[FileInfo, Decl] | None:
+        """What ``from m import name`` binds, when it is a declaration (not a module)."""
+        if imp.name is None or imp.name == "*":
+            return None
+        src = self.module_file(self.absolute(info, imp))
+        return self.export(src, imp.name, hops) if src is not None else None
+
+    def module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
+        """The workspace module an expression such as ``pricing`` or ``a.b`` names in a file."""
+        head, _, rest = expr.partition(".")
+        for imp in info.refs.imports:
+            if imp.local != head:
+                continue
+            if imp.name is None:  # `import a.b` binds a; `import a.b as x` binds x to a.b
+                base = head if imp.local == imp.module.split(".")[0] else imp.module
+                return self.module_file(".".join(p for p in (base, rest) if p))
+            if imp.name != "*":  # from pkg import mod [as x]
+                return self.module_file(
+                    ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
+        return None
+
+    def class_named(self, info: FileInfo, expr: str) -> tuple[FileInfo, Decl] | None:
+        """The class an expression names in a file: local, imported, or ``module.Class``."""
+        expr = expr.strip().split("[", 1)[0].strip("\"' ")
+        if "." in expr:
+            mod, _, cls = expr.rpartition(".")
+            src = self.module_of(info, mod)
+            found = self.export(src, cls) if src is not None else None
+        else:
+            found = self.export(info, expr)
+        if found is not None and found[1].kind == "class":
+            return found
+        return None
+
+    def ancestors(self, info: FileInfo, cls: Decl, hops: int = 0) -> Iterator[tuple[str, str]]:
+        """(file key, class qualname) of a class and its bases, as far as they resolve."""
+        yield info.key, cls.qualname
+        if hops >= MAX_HOPS:
+            return
+        for name, bases in info.refs.bases:
+            if name != cls.name:
+                continue
+            for base in bases:
+                found = self.class_named(info, base)
+                if found is not None:
+                    yield from self.ancestors(found[0], found[1], hops + 1)
+
+
+class Reference(NamedTuple):
+    key: str
+    path: str
+    call: Call
+    enclosing: str | None
+    why: str  # how it was resolved, or why it is only a candidate
+
+
+def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], list[Reference]]:
+    """(resolved, candidates) call sites of ``decl`` defined in file ``key``."""
+    home = index.files.get(key)
+    if home is None:
+        return [], []
+    resolved: list[Reference] = []
+    candidates: list[Reference] = []
+    owner = decl.parents[-1] if decl.parents else None
+    for other_key in sorted(index.by_name.get(decl.name, set())):
+        info = index.files.get(other_key)
+        if info is None:
+            continue
+        local_names = {decl.name} | {i.local for i in info.refs.imports if i.name == decl.name}
+        for call in info.refs.calls:
+            if call.name not in local_names:
+                continue
+            if (call.row == decl.name_span.start_row and other_key == key
+                    and call.col == decl.name_span.start_col):
+                continue  # the definition itself
+            around = at_row(info.outline, call.row)
+            enclosing = around.qualname if around is not None else None
+            verdict = _judge(index, info, call, around, home, decl, owner)
+            if verdict is None:
+                continue
+            ref = Reference(other_key, info.path, call, enclosing, verdict[1])
+            (resolved if verdict[0] else candidates).append(ref)
+    return resolved, candidates
+
+
+def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home: FileInfo,
+           decl: Decl, owner: str | None) -> tuple[bool, str] | None:
+    """(resolved?, why) for one call with the right name, or None when it is not one."""
+    target = (home.key, decl.qualname)
+    if call.obj is None:
+        if owner is not None:
+            return None  # a bare call cannot reach a method
+        found = _bare(index, info, call.name)
+        if found is None or (found[0].key, found[1].qualname) != target:
+            return None  # another declaration of that name, or a builtin
+        return True, "imported name" if info.key != home.key else "name in its own module"
+    head = call.obj.split(".")[0]
+    if head in SELF_NAMES and owner is not None and call.obj == head:
+        cls = _enclosing_class(info, around)
+        if cls is None:
+            return False, "self call outside a class"
+        if (home.key, owner) in set(index.ancestors(info, cls)):
+            return True, f"{head}.{call.name} in {cls.qualname}"
+        return None
+    module = index.module_of(info, call.obj)
+    if module is not None:
+        if owner is None and module.key == home.key:
+            return True, f"module attribute {call.obj}.{call.name}"
+        found = index.export(module, call.name)
+        if found is not None and (found[0].key, found[1].qualname) == target:
+            return True, f"module attribute {call.obj}.{call.name} (re-exported)"
+        return None
+    if owner is not None:
+        typed = index.class_named(info, call.obj)
+        if typed is None and "." not in call.obj and around is not None:
+            typed = _bound_class(index, info, call, around)
+        if typed is not None:
+            if (home.key, owner) in set(index.ancestors(typed[0], typed[1])):
+                return True, f"{call.obj}: {typed[1].qualname}"
+            return None
+    return False, f"`{call.obj}` has no known type"
+
+
+def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+    for imp in info.refs.imports:
+        if imp.local == name and imp.name and imp.name != "*":
+            return index.imported(info, imp)
+    return index.export(info, name)
+
+
+def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
+    if around is None:
+        return None
+    names = {d.qualname: d for d in info.outline.decls if d.kind == "class"}
+    for parent in reversed((*around.parents, around.qualname)):
+        if parent in names:
+            return names[parent]
+    return None
+
+
+def _bound_class(index: RefIndex, info: FileInfo, call: Call,
+                 around: Decl) -> tuple[FileInfo, Decl] | None:
+    """The class of ``call.obj`` from an annotation or a constructor call in the same scope."""
+    first, last = around.span.start_row, around.span.last_row
+    best = None
+    for b in info.refs.bindings:
+        if b.name == call.obj and first <= b.row <= call.row <= last:
+            best = b
+    return index.class_named(info, best.type) if best is not None else None
+
+
+def _module_names(path: str) -> list[str]:
+    """Names a file can be imported by: from the root, and from a ``src/`` layout root."""
+    mod = module_name(path)
+    if mod is None:
+        return []
+    names = [mod]
+    if mod.startswith("src."):
+        names.append(mod[len("src."):])
+    return names
+
+
+def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
+    for key, qual in index.ancestors(info, cls):
+        owner = index.files.get(key)
+        if owner is None:
+            continue
+        for d in owner.outline.decls:
+            if d.qualname == f"{qual}.{name}":
+                return owner, d
+    return None
+
+
+def definition(index: RefIndex, info: FileInfo, row: int, col: int
+               ) -> tuple[FileInfo, Decl] | None:
+    """The declaration the name at (row, byte column) of a file refers to, if it resolves."""
+    for d in info.outline.decls:
+        s = d.name_span
+        if s.start_row == row and s.start_col <= col <= s.end_col:
+            return info, d  # on a declaration's own name
+    call = next((c for c in info.refs.calls if c.row == row and c.col <= col <= c.end_col),
+                None)
+    if call is None:
+        imp = next((i for i in info.refs.imports if i.row == row and i.name and i.name != "*"),
+                   None)
+        return index.imported(info, imp) if imp is not None else None
+    around = at_row(info.outline, call.row)
+    if call.obj is None:
+        return _bare(index, info, call.name)
+    head = call.obj.split(".")[0]
+    if head in SELF_NAMES and call.obj == head:
+        cls = _enclosing_class(info, around)
+        return _method(index, info, cls, call.name) if cls is not None else None
+    module = index.module_of(info, call.obj)
+    if module is not None:
+        return index.export(module, call.name)
+    typed = index.class_named(info, call.obj)
+    if typed is None and around is not None and "." not in call.obj:
+        typed = _bound_class(index, info, call, around)
+    return _method(index, typed[0], typed[1], call.name) if typed is not None else None

@@ -1,0 +1,78 @@
+"""References over the real server on the pricing example of seed 003."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types as t
+from pytest_lsp import LanguageClient
+
+from .conftest import call
+
+PRICING = "billing/pricing.py"
+
+
+async def test_call_sites_of_compute_line_total(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await call(vscode, "ctx/references", {"path": PRICING, "name": "compute_line_total"})
+    assert r["symbol"] == "compute_line_total" and r["complete"] is True
+    sites = {(s["path"], s["enclosing"]) for s in r["references"]}
+    assert ("billing/invoice.py", "InvoiceLine.total") in sites  # direct import
+    assert ("billing/checkout.py", "Cart.subtotal") in sites  # through an alias
+    assert ("billing/reports.py", "revenue_by_sku") in sites  # module attribute
+    assert not any(s["path"].startswith("experiments/") for s in r["references"])
+    assert not any(p == "billing/ui.py" for p, _ in sites)
+    alias = next(s for s in r["references"] if s["path"] == "billing/checkout.py")
+    assert "line_total(" in alias["text"] and "compute_line_total as line_total" in alias["header"]
+    row = alias["range"]["start"]["line"]
+    line = (root / "billing/checkout.py").read_text().splitlines()[row]
+    assert line[alias["range"]["start"]["character"]:].startswith("line_total(")
+
+
+async def test_an_edit_that_adds_a_call_is_seen_without_restart(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    ui = root / "billing/ui.py"
+    text = ui.read_text()
+    uri = ui.as_uri()
+    vscode.text_document_did_open(t.DidOpenTextDocumentParams(
+        t.TextDocumentItem(uri, "python", 1, text)))
+    added = ("\n\nfrom billing.pricing import compute_line_total\n\n\n"
+             "def preview(q, p):\n    return compute_line_total(q, p)\n")
+    end = len(text.splitlines())
+    vscode.text_document_did_change(t.DidChangeTextDocumentParams(
+        t.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        [t.TextDocumentContentChangePartial(
+            range=t.Range(t.Position(end, 0), t.Position(end, 0)), text=added)]))
+    r = await call(vscode, "ctx/references", {"path": PRICING, "name": "compute_line_total"})
+    assert ("billing/ui.py", "preview") in {(s["path"], s["enclosing"]) for s in r["references"]}
+
+
+async def test_lsp_definition_and_references(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    checkout = root / "billing/checkout.py"
+    lines = checkout.read_text().splitlines()
+    row = next(i for i, x in enumerate(lines) if "line_total(" in x and "import" not in x)
+    col = lines[row].index("line_total(")
+    where = t.TextDocumentPositionParams(t.TextDocumentIdentifier(checkout.as_uri()),
+                                         t.Position(row, col + 2))
+    found = await vscode.text_document_definition_async(t.DefinitionParams(
+        where.text_document, where.position))
+    assert isinstance(found, t.Location) and found.uri == (root / PRICING).as_uri()
+    target_line = (root / PRICING).read_text().splitlines()[found.range.start.line]
+    assert target_line.startswith("def compute_line_total(")
+    refs = await vscode.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=True),
+        text_document=where.text_document, position=where.position))
+    assert refs and refs[0].uri == found.uri
+    assert {r.uri for r in refs} >= {checkout.as_uri(), (root / "billing/invoice.py").as_uri()}
+
+
+async def test_unknown_receivers_are_candidates_not_references(vscode: LanguageClient) -> None:
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await call(vscode, "ctx/references", {"path": "billing/cache.py",
+                                              "name": "ShardedLRUCache.get"})
+    assert all("has no known type" in s["evidence"] for s in r["candidates"])
+    assert all(s["evidence"] != "" for s in r["references"])
