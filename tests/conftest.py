@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,9 @@ from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Servers the tests start keep their persistent index here, never in the user's cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ctxls-test-cache-")
 EXAMPLE = REPO / "examples" / "workspace"
 
 

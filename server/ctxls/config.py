@@ -21,6 +21,8 @@ class Options:
     fallback_lines: int = 80
     scan_processes: int = 2  # worker processes for a cold scan (parsing holds the GIL)
     exclude: list[str] = attrs.Factory(list)  # extra gitignore-style patterns
+    cache_dir: str | None = None  # persistent index; default: $XDG_CACHE_HOME/ctxls
+    persist: bool = True  # keep the index between runs
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

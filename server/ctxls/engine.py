@@ -7,6 +7,7 @@ answers themselves come from pure functions in ``syntax/``.
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -27,6 +28,7 @@ from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSy
 from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, definition, references
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
+from ctxls.index.store import Store, default_dir, warm
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
@@ -36,6 +38,7 @@ from ctxls.syntax.symbols import at_row, enclosing, resolve
 from ctxls.syntax.text import Encoding, LineIndex
 from ctxls.tokens import tokenizer
 
+log = logging.getLogger("ctxls")
 PLAIN_MARKER = "... {count} lines elided{names}"
 HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
 
@@ -112,6 +115,8 @@ class Engine:
         self.scanning = False
         self.planned = 0
         self.refs = RefIndex()
+        self.stores: dict[Path, Store] = {}
+        self.from_cache = 0
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
 
     # ---- paths -------------------------------------------------------------------------
@@ -181,12 +186,17 @@ class Engine:
         except (OutsideWorkspace, InvalidParams):
             return
         key = str(loc.abspath)
+        store = self._store(loc.root)
         if loc.abspath.is_file():
             self.entries[key] = entry = index_file(loc.path, key, self.options.max_file_bytes)
             self._index_entry(entry)
+            if store is not None:
+                store.save([entry])
         else:
             self.entries.pop(key, None)
             self.refs.remove(key)
+            if store is not None:
+                store.forget([loc.path])
         self._indexed_versions.pop(key, None)
 
     # ---- scanning ----------------------------------------------------------------------
@@ -196,6 +206,45 @@ class Engine:
             plan.extend((rel, str(path)) for rel, path in walk(root, self.options.exclude))
         self.planned = len(plan)
         return plan
+
+    def _root_of(self, abspath: str) -> Path:
+        return next(r for r in self.roots if Path(abspath).is_relative_to(r))
+
+    def _store(self, root: Path) -> Store | None:
+        if not self.options.persist:
+            return None
+        if root not in self.stores:
+            folder = Path(self.options.cache_dir) if self.options.cache_dir else default_dir()
+            try:
+                self.stores[root] = Store(folder, root)
+            except Exception as exc:  # no cache is better than no server
+                log.warning("no index cache: %s", exc)
+                self.options.persist = False
+                return None
+        return self.stores[root]
+
+    def warm_start(self, plan: list[tuple[str, str]]
+                   ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+        """Entries restored from the persistent index, and the files still to index."""
+        hits: list[FileEntry] = []
+        misses: list[tuple[str, str]] = []
+        for root in self.roots:
+            mine = [(rel, a) for rel, a in plan if self._root_of(a) == root]
+            store = self._store(root)
+            if store is None:
+                misses.extend(mine)
+                continue
+            h, m = warm(mine, store.load(), self.options.max_file_bytes)
+            self.from_cache += len(h)
+            hits.extend(h)
+            misses.extend(m)
+        return hits, misses
+
+    def persist(self, entries: list[FileEntry]) -> None:
+        for root in self.roots:
+            store = self._store(root)
+            if store is not None:
+                store.save(e for e in entries if self._root_of(e.abspath) == root)
 
     def add(self, entries: list[FileEntry]) -> None:
         for e in entries:
@@ -534,7 +583,9 @@ class Engine:
             roots=[r.as_uri() for r in self.roots], scanning=self.scanning,
             files=max(self.planned, len(self.entries)),
             indexed=sum(1 for e in self.entries.values() if e.outline is not None),
-            skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding)
+            skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding,
+            from_cache=self.from_cache,
+            cache=", ".join(str(s.path) for s in self.stores.values()) or None)
 
 
 def _kind(d: Decl) -> SymbolKind:

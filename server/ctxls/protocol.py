@@ -124,6 +124,8 @@ class StatusResult:
     indexed: int
     skipped: list[SkippedFile]
     encoding: str
+    from_cache: int  # files whose tables came from the persistent index
+    cache: str | None  # the persistent index's database, if any
 
 
 @attrs.define

@@ -36,7 +36,7 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.engine import Engine, _file_path
 from ctxls.errors import CtxError, InvalidParams
-from ctxls.index.scan import index_batch
+from ctxls.index.scan import FileEntry, index_batch
 from ctxls.syntax.text import normalise_encoding
 
 log = logging.getLogger("ctxls")
@@ -163,19 +163,23 @@ async def _scan(ls: CtxServer) -> None:
             await ls.work_done_progress.create_async(token)
             ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(
                 title="ctxls: indexing", message=f"0/{len(plan)} files", percentage=0))
-        batches = [plan[i : i + BATCH] for i in range(0, len(plan), BATCH)]
+        hits, misses = await loop.run_in_executor(None, engine.warm_start, plan)
+        engine.add(hits)
+        done = len(hits)
+        batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
         pool: Executor | None = None
-        if len(plan) >= POOL_THRESHOLD and engine.options.scan_processes > 1:
+        if len(misses) >= POOL_THRESHOLD and engine.options.scan_processes > 1:
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["ctxls.index.scan"])
             pool = ProcessPoolExecutor(engine.options.scan_processes, mp_context=ctx)
-        done = 0
+        fresh: list[FileEntry] = []
         try:
             futures = [loop.run_in_executor(pool, index_batch, b, engine.options.max_file_bytes)
                        for b in batches]
             for fut in asyncio.as_completed(futures):
                 entries = await fut
                 engine.add(entries)
+                fresh.extend(entries)
                 done += len(entries)
                 if token is not None:
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(
@@ -184,6 +188,9 @@ async def _scan(ls: CtxServer) -> None:
         finally:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
+        log.info("indexed %d files (%d from the cache)", done, len(hits))
+        if fresh:
+            await loop.run_in_executor(None, engine.persist, fresh)
     except Exception:
         log.error("scan failed: %s", traceback.format_exc())
     finally:

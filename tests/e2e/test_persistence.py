@@ -1,0 +1,44 @@
+"""The persistent index: warm restarts, changed files, corrupt caches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls_client import CtxClient
+
+
+async def _start(root: Path, cache: Path) -> CtxClient:
+    return await CtxClient.start(root, options={"cacheDir": str(cache)}, wait_for_index=True)
+
+
+async def test_restart_reads_unchanged_files_from_the_cache(workspace: Path,
+                                                            tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    async with await _start(workspace, cache) as ctx:
+        cold = await ctx.status()
+        assert cold.from_cache == 0 and cold.indexed >= 15
+        assert cold.cache is not None and Path(cold.cache).parent == cache
+        assert not Path(cold.cache).is_relative_to(workspace)  # never in the workspace
+    pricing = workspace / "billing" / "pricing.py"
+    pricing.write_text(pricing.read_text() + "\n\ndef added_later():\n    return 1\n")
+    async with await _start(workspace, cache) as ctx:
+        warm = await ctx.status()
+        assert warm.from_cache == cold.indexed - 1  # every file but the changed one
+        sym = await ctx.read_symbol("billing/pricing.py", "added_later")
+        assert sym.kind == "function"
+        refs = await ctx.request("ctx/references", {"path": "billing/pricing.py",
+                                                    "name": "compute_line_total"})
+        assert any(s["path"] == "billing/checkout.py" for s in refs["references"])
+
+
+async def test_a_corrupt_cache_is_rebuilt_not_trusted(workspace: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    async with await _start(workspace, cache) as ctx:
+        db = Path((await ctx.status()).cache or "")
+    db.write_bytes(b"this is not a database" * 100)
+    async with await _start(workspace, cache) as ctx:
+        status = await ctx.status()
+        assert status.from_cache == 0 and status.indexed >= 15
+        assert (await ctx.skeleton("auth/tokens.py", "refresh_token")).mode == "skeleton"
+    async with await _start(workspace, cache) as ctx:
+        assert (await ctx.status()).from_cache >= 15  # rebuilt, and good again
