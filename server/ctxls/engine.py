@@ -26,7 +26,15 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
 from ctxls.index import refs as refs_mod
-from ctxls.index.resolve import FileInfo, Reference, RefIndex, definition, references
+from ctxls.index.resolve import (
+    FileInfo,
+    Reference,
+    RefIndex,
+    definition,
+    dependencies,
+    references,
+    tests_for,
+)
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
 from ctxls.index.store import Store, default_dir, warm
 from ctxls.syntax import languages
@@ -141,7 +149,7 @@ class Engine:
             "refused without reading it")
 
     def located(self, params: p.SkeletonParams | p.ReadSymbolParams | p.ReadRangeParams
-                | p.ReferencesParams) -> Located:
+                | p.ReferencesParams | p.SymbolParams) -> Located:
         doc = params.text_document
         return self.locate(params.path, doc.uri if doc else None)
 
@@ -485,11 +493,7 @@ class Engine:
                                for r in imports),
                 evidence=ref.why)
 
-        lang = v.lang.name if v.lang else None
-        unindexed = sum(1 for e in self.entries.values()
-                        if e.language == lang and (e.outline is None or e.refs is None))
-        if self.scanning:
-            unindexed += max(0, self.planned - len(self.entries))
+        unindexed = self._unindexed(v.lang.name if v.lang else None)
         home = self.view(self.locate(path=key))
         return p.ReferencesResult(
             symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
@@ -498,6 +502,48 @@ class Engine:
             unindexed_files=unindexed, complete=not self.scanning and unindexed == 0,
             truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
             version=home.version)
+
+    def _symbol(self, params: p.SymbolParams) -> tuple[View, FileInfo, Decl]:
+        v = self.view(self.located(params))
+        if v.outline is None:
+            raise UnknownSymbol(f"{v.loc.path} has no outline")
+        self._sync_docs()
+        info = self.refs.files.get(str(v.loc.abspath))
+        if info is None:
+            raise InvalidParams(f"{v.loc.path} has no reference table")
+        return v, info, resolve(v.outline, params.name, v.loc.path, params.line)
+
+    def _unindexed(self, lang: str | None) -> int:
+        n = sum(1 for e in self.entries.values()
+                if e.language == lang and (e.outline is None or e.refs is None))
+        return n + (max(0, self.planned - len(self.entries)) if self.scanning else 0)
+
+    def tests(self, params: p.SymbolParams) -> p.TestsResult:
+        v, info, decl = self._symbol(params)
+
+        def is_test(path: str) -> bool:
+            lang = languages.for_path(path)
+            return lang is not None and lang.is_test_file(path)
+
+        hits = tests_for(self.refs, info.key, decl, is_test)
+        unindexed = self._unindexed(v.lang.name if v.lang else None)
+        return p.TestsResult(
+            symbol=decl.qualname, path=v.loc.path,
+            tests=[p.TestItem(Path(h.key).as_uri(), h.path, h.symbol, h.evidence) for h in hits],
+            complete=not self.scanning and unindexed == 0, unindexed_files=unindexed)
+
+    def dependencies(self, params: p.SymbolParams) -> p.DependenciesResult:
+        v, info, decl = self._symbol(params)
+        items = []
+        for dep in dependencies(self.refs, info.key, decl, v.lines):
+            dv = v if dep.key == info.key else self.view(self.locate(path=dep.key))
+            s = dep.decl.name_span
+            items.append(p.DependencyItem(
+                symbol=dep.decl.qualname, kind=dep.decl.kind, uri=dv.loc.uri, path=dv.loc.path,
+                range=Range(dv.position(s.start_row, s.start_col),
+                            dv.position(s.end_row, s.end_col)),
+                relation=dep.relation, line=dep.row + 1))
+        return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
 
     def definition_at(self, uri: str, line: int, character: int) -> Location | None:
         v = self.view(self.locate(uri=uri))

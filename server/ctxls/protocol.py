@@ -162,3 +162,50 @@ class ReferencesResult:
     complete: bool  # scan finished and nothing unindexed: an empty list means no callers
     truncated: bool
     version: int | None
+
+
+TESTS = "ctx/tests"
+DEPENDENCIES = "ctx/dependencies"
+
+
+@attrs.define
+class SymbolParams:
+    name: str
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    line: int | None = None
+
+
+@attrs.define
+class TestItem:
+    uri: str
+    path: str
+    symbol: str | None  # the test function, or None for a whole file (imports, conftest.py)
+    evidence: str
+
+
+@attrs.define
+class TestsResult:
+    symbol: str
+    path: str
+    tests: list[TestItem]
+    complete: bool
+    unindexed_files: int
+
+
+@attrs.define
+class DependencyItem:
+    symbol: str
+    kind: str
+    uri: str
+    path: str
+    range: Range
+    relation: str  # call | constant | import | attribute
+    line: int  # 1-based line where the body (or its file's import) uses it
+
+
+@attrs.define
+class DependenciesResult:
+    symbol: str
+    path: str
+    dependencies: list[DependencyItem]

@@ -76,3 +76,30 @@ async def test_unknown_receivers_are_candidates_not_references(vscode: LanguageC
                                               "name": "ShardedLRUCache.get"})
     assert all("has no known type" in s["evidence"] for s in r["candidates"])
     assert all(s["evidence"] != "" for s in r["references"])
+
+
+async def test_tests_of_a_symbol_with_evidence_and_conftest(vscode: LanguageClient) -> None:
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await call(vscode, "ctx/tests", {"path": PRICING, "name": "compute_line_total"})
+    by = {(t["path"], t["symbol"]): t["evidence"] for t in r["tests"]}
+    assert by[("tests/test_pricing.py", "test_line_total_plain")].startswith(
+        "calls compute_line_total directly")
+    assert "a caller of compute_line_total" in by[("tests/test_pricing.py", "test_reports")]
+    assert by[("tests/conftest.py", None)].startswith("conftest.py that pytest loads")
+    assert not any(p.startswith("tests/test_tokens") for p, _ in by)
+    assert r["complete"] is True
+
+
+async def test_dependencies_of_a_body(vscode: LanguageClient) -> None:
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await call(vscode, "ctx/dependencies", {"path": "auth/tokens.py",
+                                                "name": "refresh_token"})
+    deps = {(d["path"], d["symbol"], d["relation"]) for d in r["dependencies"]}
+    assert ("auth/tokens.py", "DEFAULT_TTL", "constant") in deps
+    assert ("auth/tokens.py", "_mint", "call") in deps
+    assert ("auth/session.py", "Session.revoke", "call") in deps  # typed by its annotation
+    assert ("auth/types.py", "Token", "import") in deps
+    r = await call(vscode, "ctx/dependencies", {"path": "billing/cache.py",
+                                                "name": "ShardedLRUCache._evict"})
+    assert {d["symbol"] for d in r["dependencies"] if d["relation"] == "attribute"} >= {
+        "ShardedLRUCache._shards", "ShardedLRUCache._index"}

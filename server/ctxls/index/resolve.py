@@ -12,7 +12,8 @@ Every answer separates what is proven (``resolved``) from what only matches by n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ctxls.index.refs import Call, Import, Refs
@@ -308,3 +309,106 @@ def definition(index: RefIndex, info: FileInfo, row: int, col: int
     if typed is None and around is not None and "." not in call.obj:
         typed = _bound_class(index, info, call, around)
     return _method(index, typed[0], typed[1], call.name) if typed is not None else None
+
+
+class TestHit(NamedTuple):
+    key: str
+    path: str
+    symbol: str | None  # the test function, or None for a whole file
+    evidence: str
+
+
+def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bool],
+              callers: int = 20) -> list[TestHit]:
+    """Tests that exercise ``decl``, strongest evidence first, plus the conftest.py files
+    pytest loads for them (no import points at those)."""
+    home = index.files[key]
+    hits: dict[tuple[str, str | None], TestHit] = {}
+
+    def add(hit: TestHit) -> None:
+        hits.setdefault((hit.key, hit.symbol), hit)
+
+    resolved, candidates = references(index, key, decl)
+    for ref in resolved:
+        if is_test(ref.path):
+            add(TestHit(ref.key, ref.path, ref.enclosing,
+                        f"calls {decl.name} directly (line {ref.call.row + 1})"))
+    for ref in [r for r in resolved if not is_test(r.path)][:callers]:
+        caller_info = index.files.get(ref.key)
+        caller = next((d for d in caller_info.outline.decls if d.qualname == ref.enclosing),
+                      None) if caller_info and ref.enclosing else None
+        if caller is None or caller.kind not in ("function", "method", "class"):
+            continue
+        for hop in references(index, ref.key, caller)[0]:
+            if is_test(hop.path):
+                add(TestHit(hop.key, hop.path, hop.enclosing,
+                            f"calls {caller.qualname}, a caller of {decl.name} "
+                            f"(line {hop.call.row + 1})"))
+    home_modules = set(_module_names(home.path))
+    for info in index.files.values():
+        if not is_test(info.path) or (info.key, None) in hits or any(
+                k == info.key for k, _ in hits):
+            continue
+        if any(index.absolute(info, i) in home_modules or
+               ".".join(p for p in (index.absolute(info, i), i.name or "") if p) in home_modules
+               for i in info.refs.imports):
+            add(TestHit(info.key, info.path, None, f"imports {home.path}'s module"))
+    for ref in candidates:
+        if is_test(ref.path) and not any(k == ref.key for k, _ in hits):
+            add(TestHit(ref.key, ref.path, ref.enclosing,
+                        f"matches by name only: {ref.why} (line {ref.call.row + 1})"))
+    # conftest.py files pytest injects for every test file found
+    by_path = {info.path: info for info in index.files.values()}
+    for hit in list(hits.values()):
+        folder = hit.path.rsplit("/", 1)[0] if "/" in hit.path else ""
+        while True:
+            conf = f"{folder}/conftest.py" if folder else "conftest.py"
+            if conf in by_path and conf != hit.path:
+                add(TestHit(by_path[conf].key, conf, None,
+                            f"conftest.py that pytest loads for {hit.path}"))
+            if not folder:
+                break
+            folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return list(hits.values())
+
+
+class Dependency(NamedTuple):
+    key: str
+    path: str
+    decl: Decl
+    relation: str  # call | constant | import | attribute
+    row: int  # where the body uses it
+
+
+def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> list[Dependency]:
+    """Project definitions the body of ``decl`` uses: what it calls (resolved), the module
+    constants and imported names it mentions, and the attributes of its class it reads."""
+    info = index.files[key]
+    first, last = decl.span.start_row, decl.span.last_row
+    out: dict[tuple[str, str], Dependency] = {}
+
+    def add(found: tuple[FileInfo, Decl] | None, relation: str, row: int) -> None:
+        if found is None or (found[0].key == key and found[1].qualname == decl.qualname):
+            return
+        out.setdefault((found[0].key, found[1].qualname),
+                       Dependency(found[0].key, found[0].path, found[1], relation, row))
+
+    for call in info.refs.calls:
+        if first <= call.row <= last:
+            add(definition(index, info, call.row, call.col), "call", call.row)
+    body = "\n".join(lines[first : last + 1])
+    words = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", body))
+    for d in info.outline.decls:
+        if not d.parents and d.name in words and d.kind in ("variable", "constant", "type"):
+            add((info, d), "constant", first)
+    for imp in info.refs.imports:
+        if imp.local in words and imp.name and imp.name != "*":
+            add(index.imported(info, imp), "import", imp.row)
+    cls = _enclosing_class(info, decl)
+    if cls is not None:
+        for attr in set(re.findall(r"\b(?:self|cls)\.([A-Za-z_][A-Za-z0-9_]*)", body)):
+            member = next((d for d in info.outline.decls
+                           if d.qualname == f"{cls.qualname}.{attr}"), None)
+            if member is not None:
+                add((info, member), "attribute", first)
+    return sorted(out.values(), key=lambda d: (d.path != info.path, d.path, d.decl.span))

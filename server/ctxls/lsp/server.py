@@ -282,6 +282,16 @@ def ctx_references(ls: CtxServer, params: p.ReferencesParams) -> p.ReferencesRes
     return ls.engine.references(params)
 
 
+@answer(p.TESTS, p.SymbolParams)
+def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
+    return ls.engine.tests(params)
+
+
+@answer(p.DEPENDENCIES, p.SymbolParams)
+def ctx_dependencies(ls: CtxServer, params: p.SymbolParams) -> p.DependenciesResult:
+    return ls.engine.dependencies(params)
+
+
 @answer(p.STATUS, p.StatusParams)
 async def status(ls: CtxServer, params: p.StatusParams) -> p.StatusResult:
     if (params.wait and ls.engine.scanning) or (params.wait and ls.scan_task is None):
