@@ -127,3 +127,10 @@ def test_outline_agrees_with_ast(python: Language) -> None:
             if d.kind in ("function", "method", "class")}
     # Python 3.11's ast predates `type X = ...`; the same line as a plain assignment.
     assert _ast_defs(ast.parse(SOURCE.replace("type Alias", "Alias"))) <= ours
+
+
+def test_instance_attributes_need_a_class(python: Language) -> None:
+    src = b"def make():\n    def __init__(self, v):\n        self.v = v\n    return __init__\n"
+    o = outline_source(python, src)
+    assert [(d.kind, d.qualname) for d in o.decls] == [
+        ("function", "make"), ("function", "make.__init__")]

@@ -280,6 +280,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
         if kind in MEMBER_KINDS:
             while chain and not chain[-1].container:
                 chain.pop()
+            if not chain:
+                continue  # `self.x = ...` in an `__init__` that belongs to no class
         if kind == "function" and chain and chain[-1].kind in METHOD_HOSTS:
             kind = "method"
         name = (name_node.text or b"").decode("utf-8", errors="replace")
