@@ -423,3 +423,14 @@ def test_tsx_and_javascript_incremental_outline(path: Path, lang_name: str,
     assert got is not None
     assert got.decls == want.decls
     assert sorted(got.header) == sorted(want.header)
+
+
+def test_comment_after_a_closing_brace_stays_outside_the_elision(ts_lang: Language) -> None:
+    src = ("export const check = (val: number) => {\n  audit(val);\n  note(val);\n"
+           "  return true;\n} // should be a number\n")
+    o = outline_source(ts_lang, src.encode())
+    r = render(o, split_lines(src), ts_lang.elision, "//", None, None,
+               SkeletonOptions(line_numbers=False, whole_max_lines=0, whole_max_tokens=0,
+                               flat_ratio=0))
+    assert "} // should be a number" in r.text.splitlines() and "lines elided" in r.text
+    assert not ts_lang.parser().parse(r.text.encode()).root_node.has_error

@@ -132,8 +132,8 @@ def _body(
     """Elidable rows of a body node: from its first to its last named child that own their lines."""
     kids = node.named_children
     closing = [c for c in node.children if not c.is_named]
-    if closing and closing[-1].end_byte == node.end_byte:  # `{ ... } // c`: the comment is
-        end = closing[-1].start_byte                         # inside the block, after `}`
+    if closing and closing[-1].type == "}":  # `{ ... } // c`: tree-sitter puts the comment
+        end = closing[-1].start_byte         # inside the block, after its closing brace
         kids = [k for k in kids if k.start_byte < end]
     lo, hi = 0, len(kids) - 1
     while lo <= hi and not _starts_line(kids[lo], lines):
