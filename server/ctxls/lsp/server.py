@@ -155,6 +155,7 @@ async def _scan(ls: CtxServer) -> None:
     engine.scanning = True
     loop = asyncio.get_running_loop()
     token: str | None = None
+    fresh: list[FileEntry] = []
     try:
         plan = await loop.run_in_executor(None, engine.scan_plan)
         window = ls.client_capabilities.window
@@ -172,7 +173,6 @@ async def _scan(ls: CtxServer) -> None:
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["ctxls.index.scan"])
             pool = ProcessPoolExecutor(engine.options.scan_processes, mp_context=ctx)
-        fresh: list[FileEntry] = []
         try:
             futures = [loop.run_in_executor(pool, index_batch, b, engine.options.max_file_bytes)
                        for b in batches]
@@ -189,8 +189,6 @@ async def _scan(ls: CtxServer) -> None:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
         log.info("indexed %d files (%d from the cache)", done, len(hits))
-        if fresh:
-            await loop.run_in_executor(None, engine.persist, fresh)
     except Exception:
         log.error("scan failed: %s", traceback.format_exc())
     finally:
@@ -199,6 +197,19 @@ async def _scan(ls: CtxServer) -> None:
         if token is not None:
             ls.work_done_progress.end(token, t.WorkDoneProgressEnd(
                 message=f"{len(engine.entries)} files indexed"))
+    if fresh:  # the index is ready; writing the cache must not delay the answers
+        try:
+            await loop.run_in_executor(None, engine.persist, fresh)
+        except Exception:
+            log.error("index cache not written: %s", traceback.format_exc())
+
+
+@server.feature(t.SHUTDOWN)
+async def shutdown(ls: CtxServer, params: None) -> None:
+    """Let a running scan finish writing the index cache (bounded), then stop."""
+    if ls.scan_task is not None and not ls.scan_task.done():
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(ls.scan_task), 30)
 
 
 # ---- documents -------------------------------------------------------------------------
