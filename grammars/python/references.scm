@@ -16,9 +16,23 @@
 (decorator (identifier) @call.name)
 (decorator (attribute object: (_) @call.object attribute: (identifier) @call.name))
 
+; A binding gives a name a type in its scope; one without @bind.type rebinds it to an
+; unknown type (so an older binding no longer applies).
 (assignment left: (identifier) @bind.name right: (call function: (_) @bind.type))
 (assignment left: (identifier) @bind.name type: (type) @bind.type)
+(assignment left: (identifier) @bind.name
+  right: [(identifier) (attribute) (subscript) (binary_operator) (await) (list) (dictionary)
+          (string) (integer) (conditional_expression) (list_comprehension)])
 (typed_parameter (identifier) @bind.name type: (type) @bind.type)
 (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)
+(with_item value: (as_pattern (call function: (_) @bind.type)
+                              alias: (as_pattern_target (identifier) @bind.name)))
+(for_statement left: (identifier) @bind.name)
+(except_clause value: (as_pattern alias: (as_pattern_target (identifier) @bind.name)))
+; Instance attributes typed by what is assigned to them: self.router = Router(...)
+(assignment
+  left: (attribute object: (identifier) @bind.self attribute: (identifier) @bind.name)
+  right: (call function: (_) @bind.type)
+  (#any-of? @bind.self "self" "cls"))
 
 (class_definition name: (identifier) @class.name superclasses: (argument_list (_) @class.base))

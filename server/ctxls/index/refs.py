@@ -31,15 +31,15 @@ class Call(NamedTuple):
 
 class Binding(NamedTuple):
     row: int
-    name: str
-    type: str  # type annotation or the callee of the assigned call, as written
+    name: str  # a local name, or "self.x" for an instance attribute
+    type: str  # annotation or callee of the assigned call, as written; "" when unknown
 
 
 class Refs(NamedTuple):
     imports: tuple[Import, ...]
     calls: tuple[Call, ...]
     bindings: tuple[Binding, ...]
-    bases: tuple[tuple[str, tuple[str, ...]], ...]  # (class name, base expressions)
+    bases: tuple[tuple[int, tuple[str, ...]], ...]  # (row of the class name, bases)
 
     @property
     def names(self) -> frozenset[str]:
@@ -59,7 +59,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
     imports: list[Import] = []
     calls: list[Call] = []
     bindings: list[Binding] = []
-    bases: dict[str, list[str]] = {}
+    bases: dict[int, list[str]] = {}
     for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
@@ -86,10 +86,15 @@ def extract(lang: Language, root: ts.Node) -> Refs:
                               _text(obj[0]) if obj else None))
         elif "bind.name" in caps:
             node = caps["bind.name"][0]
-            bindings.append(Binding(node.start_point.row, _text(node),
-                                    _text(caps["bind.type"][0])))
+            typed = caps.get("bind.type")
+            name = _text(node)
+            if "bind.self" in caps:
+                name = f"{_text(caps['bind.self'][0])}.{name}"
+            bindings.append(Binding(node.start_point.row, name,
+                                    _text(typed[0]) if typed else ""))
         elif "class.name" in caps:
-            bases.setdefault(_text(caps["class.name"][0]), []).extend(
+            bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
                 _text(n) for n in caps.get("class.base", []))
+    bindings.sort()
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
                 tuple((k, tuple(v)) for k, v in bases.items()))

@@ -16,11 +16,12 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from ctxls.index.refs import Call, Import, Refs
+from ctxls.index.refs import Binding, Call, Import, Refs
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
+CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
 MAX_HOPS = 6  # re-export chains followed at most this deep
 
 
@@ -130,9 +131,19 @@ class RefIndex:
                     ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
         return None
 
-    def class_named(self, info: FileInfo, expr: str) -> tuple[FileInfo, Decl] | None:
-        """The class an expression names in a file: local, imported, or ``module.Class``."""
+    def class_named(self, info: FileInfo, expr: str,
+                    around: Decl | None = None) -> tuple[FileInfo, Decl] | None:
+        """The class an expression names in a file: nested in an enclosing scope, local,
+        imported, or ``module.Class``; ``Class(...)`` names its instance's class."""
         expr = expr.strip().split("[", 1)[0].strip("\"' ")
+        if m := CONSTRUCTED.match(expr):
+            expr = m.group(1)
+        if around is not None and "." not in expr:
+            scopes = (*around.parents, around.qualname)
+            for scope in reversed(scopes):  # innermost visible definition wins
+                for d in info.outline.decls:
+                    if d.kind == "class" and d.qualname == f"{scope}.{expr}":
+                        return info, d
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
             src = self.module_of(info, mod)
@@ -148,11 +159,11 @@ class RefIndex:
         yield info.key, cls.qualname
         if hops >= MAX_HOPS:
             return
-        for name, bases in info.refs.bases:
-            if name != cls.name:
+        for row, bases in info.refs.bases:
+            if row != cls.name_span.start_row:
                 continue
             for base in bases:
-                found = self.class_named(info, base)
+                found = self.class_named(info, base, cls)
                 if found is not None:
                     yield from self.ancestors(found[0], found[1], hops + 1)
 
@@ -198,38 +209,105 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
            decl: Decl, owner: str | None) -> tuple[bool, str] | None:
     """(resolved?, why) for one call with the right name, or None when it is not one."""
     target = (home.key, decl.qualname)
+
+    def means(found: tuple[FileInfo, Decl] | None) -> bool:
+        return found is not None and (found[0].key, found[1].qualname) == target
+
     if call.obj is None:
-        if owner is not None:
-            return None  # a bare call cannot reach a method
-        found = _bare(index, info, call.name)
-        if found is None or (found[0].key, found[1].qualname) != target:
-            return None  # another declaration of that name, or a builtin
+        if owner is not None or not means(_bare(index, info, call.name)):
+            return None  # a method, another declaration of the name, or a builtin
         return True, "imported name" if info.key != home.key else "name in its own module"
     head = call.obj.split(".")[0]
-    if head in SELF_NAMES and owner is not None and call.obj == head:
-        cls = _enclosing_class(info, around)
-        if cls is None:
-            return False, "self call outside a class"
-        if (home.key, owner) in set(index.ancestors(info, cls)):
-            return True, f"{head}.{call.name} in {cls.qualname}"
-        return None
+    if owner is None and head in SELF_NAMES:
+        return None  # self.f() cannot reach a module-level function
+    cls = _receiver_class(index, info, call, around)
+    if cls is not None:
+        if owner is None:
+            return None
+        found = _method(index, cls[0], cls[1], call.name)
+        if found is None:  # defined in a base we could not resolve: not proven either way
+            return False, f"`{call.obj}` is a {cls[1].qualname}; {call.name} not found in it"
+        return (True, f"{call.obj}: {cls[1].qualname}") if means(found) else None
     module = index.module_of(info, call.obj)
     if module is not None:
         if owner is None and module.key == home.key:
             return True, f"module attribute {call.obj}.{call.name}"
-        found = index.export(module, call.name)
-        if found is not None and (found[0].key, found[1].qualname) == target:
+        if means(index.export(module, call.name)):
             return True, f"module attribute {call.obj}.{call.name} (re-exported)"
         return None
-    if owner is not None:
-        typed = index.class_named(info, call.obj)
-        if typed is None and "." not in call.obj and around is not None:
-            typed = _bound_class(index, info, call, around)
-        if typed is not None:
-            if (home.key, owner) in set(index.ancestors(typed[0], typed[1])):
-                return True, f"{call.obj}: {typed[1].qualname}"
-            return None
+    if _external(index, info, head):
+        return None  # an attribute of a module outside the workspace
     return False, f"`{call.obj}` has no known type"
+
+
+def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
+                    around: Decl | None) -> tuple[FileInfo, Decl] | None:
+    """The class of a call's receiver, when the file says what it is."""
+    obj = call.obj or ""
+    if obj in SELF_NAMES:
+        cls = _enclosing_class(info, around)
+        return (info, cls) if cls is not None else None
+    if obj == "super()":
+        cls = _enclosing_class(info, around)
+        if cls is None:
+            return None
+        for row, bases in info.refs.bases:
+            if row == cls.name_span.start_row:
+                for base in bases:
+                    found = index.class_named(info, base, cls)
+                    if found is not None and _method(index, found[0], found[1], call.name):
+                        return found
+        return None
+    head, _, rest = obj.partition(".")
+    if head in SELF_NAMES and rest and "." not in rest:  # self.router.add_route(...)
+        cls = _enclosing_class(info, around)
+        if cls is None:
+            return None
+        typed = [b for b in info.refs.bindings if b.name == obj and b.type
+                 and cls.span.start_row <= b.row <= cls.span.last_row]
+        return index.class_named(info, typed[-1].type, cls) if typed else None
+    found = index.class_named(info, obj, around)
+    if found is not None or "." in obj or "(" in obj:
+        return found
+    binding = _binding(info, obj, call.row)
+    if binding is None or not binding.type:
+        return None
+    return index.class_named(info, binding.type, around)
+
+
+def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
+    """Whether ``head`` is bound by an import of a module the workspace does not have."""
+    for imp in info.refs.imports:
+        if imp.local == head:
+            module = imp.module if imp.name is None else index.absolute(info, imp)
+            return index.module_file(module) is None and index.module_file(
+                module.split(".")[0]) is None
+    return False
+
+
+def _scope(info: FileInfo, row: int) -> str | None:
+    """The innermost function around a row (its qualname), None at module level."""
+    best: Decl | None = None
+    for d in info.outline.decls:
+        if (d.body is not None and d.kind in ("function", "method")
+                and d.span.start_row <= row <= d.span.last_row
+                and (best is None or d.span.start_row >= best.span.start_row)):
+            best = d
+    return best.qualname if best is not None else None
+
+
+def _binding(info: FileInfo, name: str, row: int) -> Binding | None:
+    """The latest binding of ``name`` visible at ``row``: in the same function before it,
+    else at module level. An untyped rebinding hides older typed ones."""
+    scope = _scope(info, row)
+    local = [b for b in info.refs.bindings
+             if b.name == name and b.row <= row and _scope(info, b.row) == scope]
+    if local:
+        return local[-1]
+    if scope is not None:
+        module = [b for b in info.refs.bindings if b.name == name and _scope(info, b.row) is None]
+        return module[-1] if module else None
+    return None
 
 
 def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
@@ -247,17 +325,6 @@ def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
         if parent in names:
             return names[parent]
     return None
-
-
-def _bound_class(index: RefIndex, info: FileInfo, call: Call,
-                 around: Decl) -> tuple[FileInfo, Decl] | None:
-    """The class of ``call.obj`` from an annotation or a constructor call in the same scope."""
-    first, last = around.span.start_row, around.span.last_row
-    best = None
-    for b in info.refs.bindings:
-        if b.name == call.obj and first <= b.row <= call.row <= last:
-            best = b
-    return index.class_named(info, best.type) if best is not None else None
 
 
 def _module_names(path: str) -> list[str]:
@@ -298,17 +365,11 @@ def definition(index: RefIndex, info: FileInfo, row: int, col: int
     around = at_row(info.outline, call.row)
     if call.obj is None:
         return _bare(index, info, call.name)
-    head = call.obj.split(".")[0]
-    if head in SELF_NAMES and call.obj == head:
-        cls = _enclosing_class(info, around)
-        return _method(index, info, cls, call.name) if cls is not None else None
+    cls = _receiver_class(index, info, call, around)
+    if cls is not None:
+        return _method(index, cls[0], cls[1], call.name)
     module = index.module_of(info, call.obj)
-    if module is not None:
-        return index.export(module, call.name)
-    typed = index.class_named(info, call.obj)
-    if typed is None and around is not None and "." not in call.obj:
-        typed = _bound_class(index, info, call, around)
-    return _method(index, typed[0], typed[1], call.name) if typed is not None else None
+    return index.export(module, call.name) if module is not None else None
 
 
 class TestHit(NamedTuple):
