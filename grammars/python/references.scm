@@ -36,3 +36,6 @@
   (#any-of? @bind.self "self" "cls"))
 
 (class_definition name: (identifier) @class.name superclasses: (argument_list (_) @class.base))
+
+; What a function says it returns: x = parse(...); x.m() then knows x.
+(function_definition name: (identifier) @returns.name return_type: (type) @returns.type)

@@ -40,13 +40,14 @@ class Refs(NamedTuple):
     calls: tuple[Call, ...]
     bindings: tuple[Binding, ...]
     bases: tuple[tuple[int, tuple[str, ...]], ...]  # (row of the class name, bases)
+    returns: tuple[tuple[int, str], ...] = ()  # (row of a function's name, return annotation)
 
     @property
     def names(self) -> frozenset[str]:
         return frozenset(c.name for c in self.calls)
 
 
-EMPTY = Refs((), (), (), ())
+EMPTY = Refs((), (), (), (), ())
 
 
 def _text(node: ts.Node) -> str:
@@ -60,6 +61,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
     calls: list[Call] = []
     bindings: list[Binding] = []
     bases: dict[int, list[str]] = {}
+    returns: list[tuple[int, str]] = []
     for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
@@ -92,9 +94,12 @@ def extract(lang: Language, root: ts.Node) -> Refs:
                 name = f"{_text(caps['bind.self'][0])}.{name}"
             bindings.append(Binding(node.start_point.row, name,
                                     _text(typed[0]) if typed else ""))
+        elif "returns.name" in caps:
+            returns.append((caps["returns.name"][0].start_point.row,
+                            _text(caps["returns.type"][0])))
         elif "class.name" in caps:
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
                 _text(n) for n in caps.get("class.base", []))
     bindings.sort()
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
-                tuple((k, tuple(v)) for k, v in bases.items()))
+                tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns))

@@ -241,7 +241,7 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
-                    around: Decl | None) -> tuple[FileInfo, Decl] | None:
+                    around: Decl | None, depth: int = 0) -> tuple[FileInfo, Decl] | None:
     """The class of a call's receiver, when the file says what it is."""
     obj = call.obj or ""
     if obj in SELF_NAMES:
@@ -272,7 +272,31 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
     binding = _binding(info, obj, call.row)
     if binding is None or not binding.type:
         return None
-    return index.class_named(info, binding.type, around)
+    return index.class_named(info, binding.type, around) or (
+        _returned(index, info, binding, around, depth) if depth < MAX_HOPS else None)
+
+
+def _returned(index: RefIndex, info: FileInfo, binding: Binding,
+              around: Decl | None, depth: int) -> tuple[FileInfo, Decl] | None:
+    """The class a binding holds when it was assigned a call of a function that declares
+    its return type (``doc = parse(text)`` with ``def parse(...) -> TOMLDocument``)."""
+    callee = binding.type
+    # Evaluated just before the assignment: `x = x.next()` asks what x was.
+    fake = Call(binding.row - 1, 0, 0, callee.rpartition(".")[2],
+                callee.rpartition(".")[0] or None)
+    if fake.obj is None:
+        found = _bare(index, info, fake.name)
+    else:
+        cls = _receiver_class(index, info, fake, around, depth + 1)
+        module = index.module_of(info, fake.obj) if cls is None else None
+        found = (_method(index, cls[0], cls[1], fake.name) if cls is not None
+                 else index.export(module, fake.name) if module is not None else None)
+    if found is None:
+        return None
+    owner, fn = found
+    annotation = next((t for row, t in owner.refs.returns if row == fn.name_span.start_row),
+                      None)
+    return index.class_named(owner, annotation, fn) if annotation else None
 
 
 def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
