@@ -8,6 +8,7 @@ answers themselves come from pure functions in ``syntax/``.
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -216,7 +217,9 @@ class Engine:
         return plan
 
     def _root_of(self, abspath: str) -> Path:
-        return next(r for r in self.roots if Path(abspath).is_relative_to(r))
+        if len(self.roots) == 1:
+            return self.roots[0]
+        return next(r for r in self.roots if abspath.startswith(f"{r}{os.sep}"))
 
     def _store(self, root: Path) -> Store | None:
         if not self.options.persist:
@@ -240,10 +243,12 @@ class Engine:
             mine = [(rel, a) for rel, a in plan if self._root_of(a) == root]
             store = self._store(root)
             if store is None:
-                misses.extend(mine)
+                h, m = warm(mine, {}, self.options.max_file_bytes)  # unlisted files only
+                hits.extend(h)
+                misses.extend(m)
                 continue
             h, m = warm(mine, store.load(), self.options.max_file_bytes)
-            self.from_cache += len(h)
+            self.from_cache += sum(1 for e in h if e.outline is not None)
             hits.extend(h)
             misses.extend(m)
         return hits, misses

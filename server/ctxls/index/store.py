@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import ctxls
-from ctxls.index.scan import SNIFF, FileEntry
+from ctxls.index.scan import SNIFF, FileEntry, index_file
 from ctxls.syntax import languages
 from ctxls.syntax.text import decode
 
@@ -108,15 +108,18 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, tuple[str, bytes]],
     hits: list[FileEntry] = []
     misses: list[tuple[str, str]] = []
     for rel, abspath in plan:
-        row = cached.get(rel)
         lang = languages.for_path(rel)
-        if row is None or lang is None:
+        if lang is None:  # listed, never parsed: a stat is all it costs
+            hits.append(index_file(rel, abspath, max_bytes))
+            continue
+        row = cached.get(rel)
+        if row is None:
             misses.append((rel, abspath))
             continue
         try:
             st = os.stat(abspath)
             if st.st_size > max_bytes:
-                misses.append((rel, abspath))
+                hits.append(index_file(rel, abspath, max_bytes))
                 continue
             with open(abspath, "rb") as fh:
                 raw = fh.read()
