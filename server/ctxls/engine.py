@@ -452,7 +452,8 @@ class Engine:
                              else []),
         )
 
-    def references(self, params: p.ReferencesParams) -> p.ReferencesResult:
+    def references(self, params: p.ReferencesParams, brief: bool = False) -> p.ReferencesResult:
+        """Call sites of a declaration; ``brief`` leaves out their text (LSP wants ranges)."""
         v = self.view(self.located(params))
         if v.outline is None:
             raise UnknownSymbol(f"{v.loc.path} has no outline; nothing to find references of")
@@ -484,6 +485,9 @@ class Engine:
             if rv is None:
                 rv = views[ref.key] = self.view(self.locate(path=ref.key))
             c = ref.call
+            span = Range(rv.position(c.row, c.col), rv.position(c.row, c.end_col))
+            if brief:
+                return p.Site(rv.loc.uri, rv.loc.path, span, ref.enclosing, "", "", ref.why)
             width = len(str(len(rv.lines)))
             rows = range(max(0, c.row - 1), min(len(rv.lines), c.row + 2))
             imports = [r for h in (rv.outline.header if rv.outline else ())
@@ -491,7 +495,7 @@ class Engine:
                        for r in range(h.span.start_row, h.span.last_row + 1)]
             return p.Site(
                 uri=rv.loc.uri, path=rv.loc.path,
-                range=Range(rv.position(c.row, c.col), rv.position(c.row, c.end_col)),
+                range=span,
                 enclosing=ref.enclosing,
                 text="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n" for r in rows),
                 header="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n"
@@ -569,7 +573,8 @@ class Engine:
                       include_declaration: bool) -> list[Location]:
         result = self.references(p.ReferencesParams(
             text_document=None, path=str(self.locate(uri=uri).abspath),
-            position=Position(line, character), include_candidates=False, limit=10_000))
+            position=Position(line, character), include_candidates=False, limit=10_000),
+            brief=True)
         out = [Location(s.uri, s.range) for s in result.references]
         if include_declaration:
             decl_loc = self.definition_at(uri, line, character)

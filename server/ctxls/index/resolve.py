@@ -309,12 +309,15 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     return False
 
 
-def _scope(info: FileInfo, row: int) -> str | None:
+def _functions(info: FileInfo) -> list[Decl]:
+    return [d for d in info.outline.decls if d.body is not None and d.kind in ("function", "method")]
+
+
+def _scope(functions: list[Decl], row: int) -> str | None:
     """The innermost function around a row (its qualname), None at module level."""
     best: Decl | None = None
-    for d in info.outline.decls:
-        if (d.body is not None and d.kind in ("function", "method")
-                and d.span.start_row <= row <= d.span.last_row
+    for d in functions:
+        if (d.span.start_row <= row <= d.span.last_row
                 and (best is None or d.span.start_row >= best.span.start_row)):
             best = d
     return best.qualname if best is not None else None
@@ -323,13 +326,16 @@ def _scope(info: FileInfo, row: int) -> str | None:
 def _binding(info: FileInfo, name: str, row: int) -> Binding | None:
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
-    scope = _scope(info, row)
-    local = [b for b in info.refs.bindings
-             if b.name == name and b.row <= row and _scope(info, b.row) == scope]
+    same = [b for b in info.refs.bindings if b.name == name]
+    if not same:
+        return None
+    functions = _functions(info)
+    scope = _scope(functions, row)
+    local = [b for b in same if b.row <= row and _scope(functions, b.row) == scope]
     if local:
         return local[-1]
     if scope is not None:
-        module = [b for b in info.refs.bindings if b.name == name and _scope(info, b.row) is None]
+        module = [b for b in same if _scope(functions, b.row) is None]
         return module[-1] if module else None
     return None
 

@@ -8,6 +8,7 @@ process pool can run it during a cold scan.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from collections.abc import Iterator
@@ -150,4 +151,12 @@ def index_file(rel: str, abspath: str, max_bytes: int) -> FileEntry:
 
 
 def index_batch(batch: list[tuple[str, str]], max_bytes: int) -> list[FileEntry]:
-    return [index_file(rel, abspath, max_bytes) for rel, abspath in batch]
+    """Index files in a worker. Collections are off: the batch allocates many small tables
+    that all survive it, so a collection would find nothing to free."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [index_file(rel, abspath, max_bytes) for rel, abspath in batch]
+    finally:
+        if enabled:
+            gc.enable()

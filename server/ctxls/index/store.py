@@ -32,12 +32,17 @@ def default_dir() -> Path:
 
 
 def _fingerprint() -> str:
-    """What the cached tables depend on: ctxls itself and every grammar file."""
+    """What the cached tables depend on: every grammar file and the code that extracts
+    tables from trees (so an edited extractor never trusts tables an older one wrote)."""
     h = hashlib.blake2b(digest_size=12)
     h.update(f"{SCHEMA}:{ctxls.__version__}".encode())
-    for path in sorted(languages.grammars_dir().rglob("*")):
+    package = Path(ctxls.__file__).parent
+    sources = [*sorted(languages.grammars_dir().rglob("*")),
+               *(package / "syntax" / f for f in ("outline.py", "text.py", "languages.py")),
+               *(package / "index" / f for f in ("refs.py", "scan.py"))]
+    for path in sources:
         if path.is_file():
-            h.update(path.as_posix().encode())
+            h.update(path.name.encode())
             h.update(path.read_bytes())
     return h.hexdigest()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import logging
 import multiprocessing
 import traceback
@@ -153,6 +154,7 @@ async def _scan(ls: CtxServer) -> None:
     """Cold scan in the background; requests are answered meanwhile (files read on demand)."""
     engine = ls.engine
     engine.scanning = True
+    gc.disable()  # a bulk load of tables: collections would only rescan them, nothing is garbage
     loop = asyncio.get_running_loop()
     token: str | None = None
     fresh: list[FileEntry] = []
@@ -192,6 +194,8 @@ async def _scan(ls: CtxServer) -> None:
     except Exception:
         log.error("scan failed: %s", traceback.format_exc())
     finally:
+        gc.enable()
+        gc.freeze()  # the index lives as long as the server: keep it out of future collections
         engine.scanning = False
         ls.scan_done.set()
         if token is not None:
