@@ -310,7 +310,8 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
 
 
 def _functions(info: FileInfo) -> list[Decl]:
-    return [d for d in info.outline.decls if d.body is not None and d.kind in ("function", "method")]
+    return [d for d in info.outline.decls
+            if d.body is not None and d.kind in ("function", "method")]
 
 
 def _scope(functions: list[Decl], row: int) -> str | None:
