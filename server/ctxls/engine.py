@@ -7,6 +7,7 @@ answers themselves come from pure functions in ``syntax/``.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -44,7 +45,7 @@ from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.skeleton import Rendering, excerpt, render, split_lines, window
 from ctxls.syntax.symbols import at_row, enclosing, resolve
-from ctxls.syntax.text import Encoding, LineIndex
+from ctxls.syntax.text import Encoding, LineIndex, decode
 from ctxls.tokens import tokenizer
 
 log = logging.getLogger("ctxls")
@@ -291,11 +292,16 @@ class Engine:
                      self.encoding)
         else:
             entry = self.entries.get(key)
-            if entry is None or entry.data is None:
+            if entry is None:
                 entry = self._read(loc, entry)
             if entry.status == "binary":
                 raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
             data = entry.data
+            if data is None and entry.outline is not None:
+                data = self._current(loc, entry)
+                if data is None:  # changed on disk since it was indexed: index it again
+                    entry = self._read(loc, entry)
+                    data = entry.data
             if data is None:
                 data = self._read_raw(loc)
             v = View(loc, languages.for_path(loc.path), data, LineIndex(data), entry.outline,
@@ -313,6 +319,16 @@ class Engine:
                 self.entries[str(loc.abspath)] = entry
                 self._index_entry(entry)
         return entry
+
+    def _current(self, loc: Located, entry: FileEntry) -> bytes | None:
+        """The indexed file's text, if the file still has the content the tables describe."""
+        try:
+            raw = loc.abspath.read_bytes()
+        except OSError:
+            return None
+        if hashlib.blake2b(raw, digest_size=16).hexdigest() != entry.digest:
+            return None
+        return decode(raw)[0]
 
     def _read_raw(self, loc: Located) -> bytes:
         size = loc.abspath.stat().st_size

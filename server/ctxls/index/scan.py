@@ -110,7 +110,10 @@ def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[
     yield from visit(root, "")
 
 
-def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: int) -> FileEntry:
+def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: int,
+                keep_data: bool = True) -> FileEntry:
+    """Classify, outline and reference-index one file's bytes. Without ``keep_data`` the
+    entry keeps only tables and the content hash; the text is read again when shown."""
     lang = languages.for_path(rel)
     digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
     common = {"path": rel, "abspath": abspath, "language": lang.name if lang else None,
@@ -125,11 +128,12 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
         tree = lang.parser().parse(data)
         outline = extract(lang, tree, LineIndex(data))
         refs = refs_mod.extract(lang, tree.root_node)
-    return FileEntry(status="ok", non_utf8=non_utf8, data=data, outline=outline, refs=refs,
+    return FileEntry(status="ok", non_utf8=non_utf8, data=data if keep_data else None,
+                     outline=outline, refs=refs,
                      **common)  # type: ignore[arg-type]
 
 
-def index_file(rel: str, abspath: str, max_bytes: int) -> FileEntry:
+def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -> FileEntry:
     path = Path(abspath)
     lang = languages.for_path(rel)
     try:
@@ -147,7 +151,7 @@ def index_file(rel: str, abspath: str, max_bytes: int) -> FileEntry:
     except OSError:
         return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
                          digest="", status="unreadable")
-    return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes)
+    return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes, keep_data)
 
 
 def index_batch(batch: list[tuple[str, str]], max_bytes: int) -> list[FileEntry]:
@@ -156,7 +160,9 @@ def index_batch(batch: list[tuple[str, str]], max_bytes: int) -> list[FileEntry]
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return [index_file(rel, abspath, max_bytes) for rel, abspath in batch]
+        # Tables only: sending the text back would double what crosses the process boundary,
+        # and the server reads a file again (checking its hash) when it has to show it.
+        return [index_file(rel, abspath, max_bytes, keep_data=False) for rel, abspath in batch]
     finally:
         if enabled:
             gc.enable()

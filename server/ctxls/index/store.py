@@ -20,7 +20,6 @@ from pathlib import Path
 import ctxls
 from ctxls.index.scan import SNIFF, FileEntry, index_file
 from ctxls.syntax import languages
-from ctxls.syntax.text import decode
 
 log = logging.getLogger("ctxls")
 SCHEMA = 1
@@ -142,6 +141,6 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, tuple[str, bytes]],
             continue
         hits.append(FileEntry(path=rel, abspath=abspath, language=lang.name, size=len(raw),
                               mtime_ns=st.st_mtime_ns, digest=digest, status="ok",
-                              non_utf8=non_utf8, data=decode(raw)[0], outline=outline,
+                              non_utf8=non_utf8, data=None, outline=outline,
                               refs=refs))
     return hits, misses
