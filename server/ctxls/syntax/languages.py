@@ -69,11 +69,20 @@ class Language:
 def _load(folder: Path) -> Language:
     data = tomllib.loads((folder / "language.toml").read_text(encoding="utf-8"))
     ts_language = get_language(data["grammar"])
-    query = ts.Query(ts_language, (folder / "outline.scm").read_text(encoding="utf-8"))
-    top = folder / "toplevel.scm"
-    top_query = ts.Query(ts_language, top.read_text(encoding="utf-8")) if top.is_file() else None
-    refs = folder / "references.scm"
-    refs_query = ts.Query(ts_language, refs.read_text(encoding="utf-8")) if refs.is_file() else None
+    # `queries_from`: a grammar that extends another (TSX extends TypeScript) reuses its
+    # query files; a file in the folder itself still wins.
+    shared = folder.parent / data["queries_from"] if "queries_from" in data else None
+
+    def query(name: str) -> ts.Query | None:
+        for where in (folder, shared):
+            if where is not None and (where / name).is_file():
+                return ts.Query(ts_language, (where / name).read_text(encoding="utf-8"))
+        return None
+
+    outline = query("outline.scm")
+    if outline is None:
+        raise FileNotFoundError(f"{folder.name}: no outline.scm")
+    top_query, refs_query = query("toplevel.scm"), query("references.scm")
     return Language(
         name=data["name"],
         extensions=tuple(data["extensions"]),
@@ -85,7 +94,7 @@ def _load(folder: Path) -> Language:
         test_files=tuple(data.get("test_files", [])),
         generated_markers=tuple(data.get("generated_markers", [])),
         ts_language=ts_language,
-        query=query,
+        query=outline,
         top_query=top_query,
         refs_query=refs_query,
     )
