@@ -1,6 +1,6 @@
 ; Outline of a TypeScript module: patterns tried at every node. Capture vocabulary:
 ; grammars/README.md. Module-level patterns (imports, exports, const/let, CommonJS) live in
-; toplevel.scm. grammars/tsx/outline.scm is a copy of this file: keep the two in step.
+; toplevel.scm. TSX uses this file too (queries_from).
 ;
 ; When two patterns name the same node the first match reported wins, and tree-sitter
 ; reports the shorter pattern first, so patterns on one node are written to exclude each

@@ -1,7 +1,7 @@
 ; Patterns that may only start at the top of a file (the program node and its children): the
 ; registry runs this query with a maximum start depth of 1. These patterns come after
 ; outline.scm's, so a const that outline.scm calls a function or an object stays one.
-; grammars/tsx/toplevel.scm is a copy of this file: keep the two in step.
+; TSX uses this file too (queries_from).
 
 ; Imports: ES imports, `import fs = require("fs")`, CommonJS `require` bound to a name, and a
 ; bare `require("./polyfill")`.
