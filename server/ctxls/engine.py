@@ -28,10 +28,12 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
 from ctxls.index import refs as refs_mod
+from ctxls.index.refs import Call
 from ctxls.index.resolve import (
     FileInfo,
     Reference,
     RefIndex,
+    TestHit,
     definition,
     dependencies,
     references,
@@ -272,7 +274,8 @@ class Engine:
     def _sync_docs(self) -> None:
         """Bring the reference index up to date with open documents (lazily, per request)."""
         for key, doc in self.docs.items():
-            if self._indexed_versions.get(key, -1) == doc.version or doc.lang is None:
+            if (self._indexed_versions.get(key, -1) == doc.version or doc.lang is None
+                    or doc.lang.refs_query is None):
                 continue
             outline, tree = doc.outline(), doc.parsed()
             if outline is None or tree is None:
@@ -476,11 +479,23 @@ class Engine:
         self._sync_docs()
         key = str(v.loc.abspath)
         info = self.refs.files.get(key)
-        if info is None:
-            raise InvalidParams(f"{v.loc.path} has no reference table "
-                                f"({v.lang.name if v.lang else 'no'} grammar)")
-        if params.name:
+        if info is None:  # no references.scm for this language yet: say so, match text
+            if params.name:
+                decl = resolve(v.outline, params.name, v.loc.path, params.line)
+            elif params.position is not None:
+                row = v.index.from_lsp(params.position.line, params.position.character,
+                                       self.encoding)[0]
+                found_decl = at_row(v.outline, row)
+                if found_decl is None:
+                    raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}")
+                decl = found_decl
+            else:
+                raise InvalidParams("give `name` or `position`")
+            resolved: list[Reference] = []
+            candidates = self._mentions(v, decl)
+        elif params.name:
             decl = resolve(v.outline, params.name, v.loc.path, params.line)
+            resolved, candidates = references(self.refs, key, decl)
         elif params.position is not None:
             row, col = v.index.from_lsp(params.position.line, params.position.character,
                                         self.encoding)
@@ -490,9 +505,9 @@ class Engine:
                                     "a declaration")
             info, decl = found
             key = info.key
+            resolved, candidates = references(self.refs, key, decl)
         else:
             raise InvalidParams("give `name` or `position`")
-        resolved, candidates = references(self.refs, key, decl)
         views: dict[str, View] = {}
         cap = max(1, params.limit)
 
@@ -524,23 +539,51 @@ class Engine:
             symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
             references=[site(r) for r in resolved[:cap]],
             candidates=[site(r) for r in candidates[:cap]] if params.include_candidates else [],
-            unindexed_files=unindexed, complete=not self.scanning and unindexed == 0,
+            unindexed_files=unindexed,
+            complete=not self.scanning and unindexed == 0 and info is not None,
             truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
             version=home.version)
 
-    def _symbol(self, params: p.SymbolParams) -> tuple[View, FileInfo, Decl]:
+    def _symbol(self, params: p.SymbolParams) -> tuple[View, FileInfo | None, Decl]:
         v = self.view(self.located(params))
         if v.outline is None:
             raise UnknownSymbol(f"{v.loc.path} has no outline")
         self._sync_docs()
         info = self.refs.files.get(str(v.loc.abspath))
-        if info is None:
-            raise InvalidParams(f"{v.loc.path} has no reference table")
         return v, info, resolve(v.outline, params.name, v.loc.path, params.line)
 
+    def _mentions(self, home: View, decl: Decl, limit: int = 1000) -> list[Reference]:
+        """Word matches of a declaration's name in the files of its language: the honest
+        answer where the language has no reference table yet (all candidates)."""
+        lang = home.lang.name if home.lang else None
+        word = re.compile(rf"\b{re.escape(decl.name)}\b".encode())
+        why = f"text match only: no reference table for {lang} yet"
+        out: list[Reference] = []
+        for key, entry in sorted(self.entries.items()):
+            if entry.language != lang or entry.outline is None:
+                continue
+            try:
+                fv = home if key == str(home.loc.abspath) else self.view(self.locate(path=key))
+            except Exception:
+                continue
+            if decl.name.encode() not in fv.data:
+                continue
+            for row in range(fv.index.line_count):
+                line = fv.index.line(row)
+                for m in word.finditer(line):
+                    if key == str(home.loc.abspath) and (row, m.start()) == (
+                            decl.name_span.start_row, decl.name_span.start_col):
+                        continue  # the declaration itself
+                    around = at_row(fv.outline, row) if fv.outline else None
+                    out.append(Reference(key, fv.loc.path,
+                                         Call(row, m.start(), m.end(), decl.name, None),
+                                         around.qualname if around else None, why))
+                    if len(out) >= limit:
+                        return out
+        return out
+
     def _unindexed(self, lang: str | None) -> int:
-        n = sum(1 for e in self.entries.values()
-                if e.language == lang and (e.outline is None or e.refs is None))
+        n = sum(1 for e in self.entries.values() if e.language == lang and e.outline is None)
         return n + (max(0, self.planned - len(self.entries)) if self.scanning else 0)
 
     def tests(self, params: p.SymbolParams) -> p.TestsResult:
@@ -550,15 +593,28 @@ class Engine:
             lang = languages.for_path(path)
             return lang is not None and lang.is_test_file(path)
 
-        hits = tests_for(self.refs, info.key, decl, is_test)
+        if info is None:  # no reference table: test files that mention the name
+            seen: dict[tuple[str, str | None], TestHit] = {}
+            for ref in self._mentions(v, decl):
+                if is_test(ref.path):
+                    seen.setdefault((ref.key, ref.enclosing), TestHit(
+                        ref.key, ref.path, ref.enclosing,
+                        f"mentions {decl.name} (line {ref.call.row + 1}); {ref.why}"))
+            hits = list(seen.values())
+        else:
+            hits = tests_for(self.refs, info.key, decl, is_test)
         unindexed = self._unindexed(v.lang.name if v.lang else None)
         return p.TestsResult(
             symbol=decl.qualname, path=v.loc.path,
             tests=[p.TestItem(Path(h.key).as_uri(), h.path, h.symbol, h.evidence) for h in hits],
-            complete=not self.scanning and unindexed == 0, unindexed_files=unindexed)
+            complete=not self.scanning and unindexed == 0 and info is not None,
+            unindexed_files=unindexed)
 
     def dependencies(self, params: p.SymbolParams) -> p.DependenciesResult:
         v, info, decl = self._symbol(params)
+        if info is None:
+            raise InvalidParams(f"{v.loc.path}: dependencies need a reference table, and "
+                                f"{v.lang.name if v.lang else 'this file'} has none yet")
         items = []
         for dep in dependencies(self.refs, info.key, decl, v.lines):
             dv = v if dep.key == info.key else self.view(self.locate(path=dep.key))

@@ -42,3 +42,20 @@ async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> No
             assert sk.language == name and sk.mode == "skeleton", (name, sk.reason)
             lang = languages.registry()[name]
             assert not lang.parser().parse(sk.text.encode()).root_node.has_error, name
+
+
+async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES, tmp_path / "fx")
+    async with await CtxClient.start(tmp_path / "fx", wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/references", {"path": "go/cache/cache.go",
+                                                 "name": "Cache.Evict"})
+        assert r["references"] == [] and r["complete"] is False
+        lines = {(c["path"], c["range"]["start"]["line"] + 1) for c in r["candidates"]}
+        assert ("go/cache/cache.go", 120) in lines  # c.Evict(); its doc comment matches too
+        assert ("go/cache/cache.go", 126) not in lines  # the declaration itself
+        assert all(c["evidence"].startswith("text match only") for c in r["candidates"])
+        t = await ctx.request("ctx/tests", {
+            "path": "java/src/main/java/com/example/billing/InvoiceService.java",
+            "name": "InvoiceService.draft"})
+        assert t["complete"] is False and t["tests"]
+        assert all(x["path"].endswith("InvoiceServiceTest.java") for x in t["tests"])

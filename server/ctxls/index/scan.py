@@ -127,7 +127,7 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     if lang is not None:
         tree = lang.parser().parse(data)
         outline = extract(lang, tree, LineIndex(data))
-        refs = refs_mod.extract(lang, tree.root_node)
+        refs = refs_mod.extract(lang, tree.root_node) if lang.refs_query is not None else None
     return FileEntry(status="ok", non_utf8=non_utf8, data=data if keep_data else None,
                      outline=outline, refs=refs,
                      **common)  # type: ignore[arg-type]
