@@ -198,6 +198,23 @@ class CtxClient:
         return await self._call(p.READ_RANGE, p.ReadRangeParams(
             start_line=start_line, end_line=end_line, path=self._where(path)), p.ReadRangeResult)
 
+    async def references(self, path: str | os.PathLike[str], name: str, *,
+                         include_candidates: bool = True, limit: int = 200,
+                         line: int | None = None) -> p.ReferencesResult:
+        return await self._call(p.REFERENCES, p.ReferencesParams(
+            path=self._where(path), name=name, include_candidates=include_candidates,
+            limit=limit, line=line), p.ReferencesResult)
+
+    async def tests(self, path: str | os.PathLike[str], name: str,
+                    line: int | None = None) -> p.TestsResult:
+        return await self._call(p.TESTS, p.SymbolParams(name=name, path=self._where(path),
+                                                        line=line), p.TestsResult)
+
+    async def dependencies(self, path: str | os.PathLike[str], name: str,
+                           line: int | None = None) -> p.DependenciesResult:
+        return await self._call(p.DEPENDENCIES, p.SymbolParams(
+            name=name, path=self._where(path), line=line), p.DependenciesResult)
+
     async def status(self, wait: bool = False, timeout: float = 600.0) -> p.StatusResult:
         raw = await self.request(p.STATUS, {"wait": wait, "timeout": timeout},
                                  timeout=timeout + 5)

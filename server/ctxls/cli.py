@@ -1,4 +1,4 @@
-"""``ctxls serve | skeleton | read | range | status``.
+"""``ctxls serve | skeleton | read | range | refs | tests | deps``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -27,6 +27,26 @@ def _root_for(path: Path, root: str | None) -> Path:
     return cwd if here.is_relative_to(cwd) else here.parent
 
 
+def _listing(result: Any) -> str:
+    """One line per finding, grep-friendly: path:line  symbol  evidence."""
+    out: list[str] = []
+    if hasattr(result, "references"):
+        for title, sites in (("references", result.references),
+                             ("candidates", result.candidates)):
+            out.append(f"# {title} of {result.symbol}: {len(sites)}")
+            out += [f"{s.path}:{s.range.start.line + 1}  {s.enclosing or '-'}  {s.evidence}"
+                    for s in sites]
+        if not result.complete:
+            out.append(f"# incomplete: {result.unindexed_files} file(s) not indexed, "
+                       "or no reference table for this language")
+    elif hasattr(result, "tests"):
+        out += [f"{t.path}  {t.symbol or '-'}  {t.evidence}" for t in result.tests]
+    else:
+        out += [f"{d.path}:{d.range.start.line + 1}  {d.symbol}  {d.relation}"
+                for d in result.dependencies]
+    return "\n".join(out)
+
+
 def _print(result: Any, as_json: bool) -> None:
     if as_json:
         print(json.dumps(get_converter().unstructure(result), indent=2, ensure_ascii=False))
@@ -52,8 +72,22 @@ async def _run(args: argparse.Namespace) -> int:
                 result = await client.read_symbol(target, args.name,
                                                   include_header=not args.no_header,
                                                   context_lines=args.context)
-            else:
+            elif args.command == "range":
                 result = await client.read_range(target, args.start, args.end)
+            else:
+                await client.status(wait=True)
+                found: Any
+                if args.command == "refs":
+                    found = await client.references(target, args.name)
+                elif args.command == "tests":
+                    found = await client.tests(target, args.name)
+                else:
+                    found = await client.dependencies(target, args.name)
+                if args.json:
+                    _print(found, True)
+                else:
+                    print(_listing(found))
+                return 0
         except RpcError as exc:
             print(f"ctxls: {exc.message}", file=sys.stderr)
             return 1
@@ -85,6 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     common(rg)
     rg.add_argument("start", type=int)
     rg.add_argument("end", type=int)
+
+    for command, what in (("refs", "call sites of a symbol (resolved, then candidates)"),
+                          ("tests", "tests that exercise a symbol, with their evidence"),
+                          ("deps", "project declarations a symbol's body uses")):
+        sub_parser = sub.add_parser(command, help=what)
+        common(sub_parser)
+        sub_parser.add_argument("name")
 
     args = parser.parse_args(argv)
     if args.command == "serve":

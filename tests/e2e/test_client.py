@@ -35,6 +35,12 @@ async def test_client_typed_calls(workspace: Path) -> None:
         assert sym.kind == "method" and sym.range.start.line == 167
         rng = await ctx.read_range("settings.py", 1, 3)
         assert rng.text.count("\n") == 3 and not rng.truncated
+        refs = await ctx.references("billing/pricing.py", "compute_line_total")
+        assert refs.complete and {s.path for s in refs.references} >= {"billing/invoice.py"}
+        tests = await ctx.tests("auth/tokens.py", "refresh_token")
+        assert any(t.symbol == "test_refresh_keeps_live_token" for t in tests.tests)
+        deps = await ctx.dependencies("auth/tokens.py", "refresh_token")
+        assert any(d.relation == "constant" for d in deps.dependencies)
         with pytest.raises(RpcError) as err:
             await ctx.read_symbol("auth/tokens.py", "refresh_tokn")
         assert err.value.code == -32001 and "refresh_token" in err.value.data["suggestions"]
@@ -86,6 +92,10 @@ def test_cli_skeleton_read_and_range() -> None:
                  "--no-line-numbers")
     assert out.stdout == "".join(
         line + "\n" for line in (EXAMPLE / "settings.py").read_text().splitlines()[1:3])
+    out = _ctxls("refs", f"{root}/billing/pricing.py", "compute_line_total", "--root", root)
+    assert "billing/checkout.py:36  Cart.subtotal  imported name" in out.stdout.splitlines()
+    out = _ctxls("deps", f"{root}/auth/tokens.py", "refresh_token", "--root", root, "--json")
+    assert "_mint" in {d["symbol"] for d in json.loads(out.stdout)["dependencies"]}
     out = _ctxls("read", f"{root}/auth/tokens.py", "nope_nothing", "--root", root)
     assert out.returncode == 1 and out.stderr.startswith("ctxls: no symbol `nope_nothing`")
 
