@@ -59,3 +59,24 @@ async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path)
             "name": "InvoiceService.draft"})
         assert t["complete"] is False and t["tests"]
         assert all(x["path"].endswith("InvoiceServiceTest.java") for x in t["tests"])
+
+
+async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
+    root = tmp_path / "ts"
+    shutil.copytree(FIXTURES / "typescript" / "refs", root)
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        pricing = "src/billing/pricing.ts"
+        refs = await ctx.references(pricing, "computeLineTotal")
+        assert refs.complete
+        assert {(s.path, s.range.start.line + 1, s.evidence) for s in refs.references} == {
+            ("src/billing/checkout.ts", 8, "imported name"),  # through an alias
+            ("src/billing/checkout.ts", 9, "module attribute pricing.computeLineTotal"),
+            ("test/pricing.test.ts", 5, "imported name"),  # ../src/billing/pricing
+        }
+        add = await ctx.references(pricing, "Ledger.add")
+        assert {s.range.start.line + 1 for s in add.references} == {10, 12}  # this.ledger, fresh
+        assert [c.enclosing for c in add.candidates] == ["unrelated"]  # x has no known type
+        total = await ctx.references(pricing, "Ledger.total")
+        assert {s.range.start.line + 1 for s in total.references} == {12, 13}  # via add()'s type
+        tests = await ctx.tests(pricing, "computeLineTotal")
+        assert [t.path for t in tests.tests] == ["test/pricing.test.ts"]

@@ -71,8 +71,8 @@ def extract(lang: Language, root: ts.Node) -> Refs:
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
         elif "import.from" in caps:
             src = _text(caps["import.from"][0])
-            level = len(src) - len(src.lstrip("."))
-            module = src.lstrip(".")
+            level = 0 if lang.module_style != "python" else len(src) - len(src.lstrip("."))
+            module = src[level:]
             row = caps["import.from"][0].start_point.row
             if "import.star" in caps:
                 imports.append(Import("", module, "*", level, row))
@@ -92,6 +92,8 @@ def extract(lang: Language, root: ts.Node) -> Refs:
             name = _text(node)
             if "bind.self" in caps:
                 name = f"{_text(caps['bind.self'][0])}.{name}"
+            elif "bind.member" in caps and lang.self_names:
+                name = f"{lang.self_names[0]}.{name}"
             bindings.append(Binding(node.start_point.row, name,
                                     _text(typed[0]) if typed else ""))
         elif "returns.name" in caps:

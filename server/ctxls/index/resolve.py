@@ -12,16 +12,20 @@ Every answer separates what is proven (``resolved``) from what only matches by n
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ctxls.index.refs import Binding, Call, Import, Refs
+from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
-CONSTRUCTED = re.compile(r"^([A-Za-z_][\w.]*)\(.*\)$", re.S)
+CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
+SUPER = frozenset({"super()", "super"})
+CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 MAX_HOPS = 6  # re-export chains followed at most this deep
 
 
@@ -32,11 +36,27 @@ class FileInfo(NamedTuple):
     refs: Refs
 
 
+def _style(path: str) -> str | None:
+    lang = languages.for_path(path)
+    return lang.module_style if lang is not None and lang.refs_query is not None else None
+
+
+def _self_names(info: FileInfo) -> frozenset[str]:
+    lang = languages.for_path(info.path)
+    return frozenset(lang.self_names) if lang is not None else SELF_NAMES
+
+
 def module_name(path: str) -> str | None:
-    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
-    if not path.endswith((".py", ".pyi")):
+    """The name imports use for a file. Python: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
+    ``pkg/__init__.py`` -> ``pkg``. ES modules: the path without its extension
+    (``billing/pricing.ts`` -> ``billing/pricing``; ``x/index.ts`` also answers to ``x``)."""
+    style = _style(path)
+    stem = path.rsplit(".", 1)[0]
+    if style == "es":
+        return stem
+    if style != "python":
         return None
-    parts = path.rsplit(".", 1)[0].split("/")
+    parts = stem.split("/")
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts) if parts else None
@@ -82,6 +102,11 @@ class RefIndex:
 
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names."""
+        if _style(info.path) == "es":  # "./pricing" is beside the importing file
+            if not imp.module.startswith("."):
+                return imp.module  # a package: outside the workspace
+            folder = posixpath.dirname(info.path)
+            return posixpath.normpath(posixpath.join(folder, imp.module))
         if imp.level == 0:
             return imp.module
         own = module_name(info.path) or ""
@@ -123,6 +148,8 @@ class RefIndex:
         for imp in info.refs.imports:
             if imp.local != head:
                 continue
+            if imp.name is None and _style(info.path) == "es":  # import * as pricing
+                return None if rest else self.module_file(self.absolute(info, imp))
             if imp.name is None:  # `import a.b` binds a; `import a.b as x` binds x to a.b
                 base = head if imp.local == imp.module.split(".")[0] else imp.module
                 return self.module_file(".".join(p for p in (base, rest) if p))
@@ -218,7 +245,7 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
             return None  # a method, another declaration of the name, or a builtin
         return True, "imported name" if info.key != home.key else "name in its own module"
     head = call.obj.split(".")[0]
-    if owner is None and head in SELF_NAMES:
+    if owner is None and head in _self_names(info):
         return None  # self.f() cannot reach a module-level function
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
@@ -244,10 +271,11 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
                     around: Decl | None, depth: int = 0) -> tuple[FileInfo, Decl] | None:
     """The class of a call's receiver, when the file says what it is."""
     obj = call.obj or ""
-    if obj in SELF_NAMES:
+    selves = _self_names(info)
+    if obj in selves:
         cls = _enclosing_class(info, around)
         return (info, cls) if cls is not None else None
-    if obj == "super()":
+    if obj in SUPER:
         cls = _enclosing_class(info, around)
         if cls is None:
             return None
@@ -259,7 +287,7 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
                         return found
         return None
     head, _, rest = obj.partition(".")
-    if head in SELF_NAMES and rest and "." not in rest:  # self.router.add_route(...)
+    if head in selves and rest and "." not in rest:  # self.router.add_route(...)
         cls = _enclosing_class(info, around)
         if cls is None:
             return None
@@ -267,8 +295,14 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
                  and cls.span.start_row <= b.row <= cls.span.last_row]
         return index.class_named(info, typed[-1].type, cls) if typed else None
     found = index.class_named(info, obj, around)
-    if found is not None or "." in obj or "(" in obj:
+    if found is not None:
         return found
+    chained = CHAINED.match(obj)
+    if chained and depth < MAX_HOPS:  # ledger.add(x).total(): what add() says it returns
+        return _returned(index, info, Binding(call.row + 1, "", chained.group(1)), around,
+                         depth + 1)
+    if "." in obj or "(" in obj:
+        return None
     binding = _binding(info, obj, call.row)
     if binding is None or not binding.type:
         return None
@@ -366,6 +400,8 @@ def _module_names(path: str) -> list[str]:
     names = [mod]
     if mod.startswith("src."):
         names.append(mod[len("src."):])
+    if mod.endswith("/index"):  # ES: a folder's index file answers to the folder
+        names.append(mod[: -len("/index")])
     return names
 
 

@@ -48,6 +48,8 @@ class Language:
     query: ts.Query = attrs.field(repr=False)
     top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
     refs_query: ts.Query | None = attrs.field(default=None, repr=False)  # references.scm
+    module_style: str = "python"  # how import paths name files: "python" or "es"
+    self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
@@ -97,6 +99,8 @@ def _load(folder: Path) -> Language:
         query=outline,
         top_query=top_query,
         refs_query=refs_query,
+        module_style=data.get("module_style", "python"),
+        self_names=tuple(data.get("self_names", ["self", "cls"])),
     )
 
 
