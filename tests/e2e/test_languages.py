@@ -80,3 +80,16 @@ async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
         assert {s.range.start.line + 1 for s in total.references} == {12, 13}  # via add()'s type
         tests = await ctx.tests(pricing, "computeLineTotal")
         assert [t.path for t in tests.tests] == ["test/pricing.test.ts"]
+
+
+async def test_javascript_references_through_require_and_imports(tmp_path: Path) -> None:
+    root = tmp_path / "js"
+    shutil.copytree(FIXTURES / "javascript" / "refs", root)
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        fmt = await ctx.references("money.js", "formatCents")
+        assert {(s.range.start.line + 1, s.evidence) for s in fmt.references} == {
+            (11, "imported name"),  # fmt(...), from "./money.js"
+            (11, "module attribute money.formatCents"),  # require("./money")
+        }
+        plus = await ctx.references("money.js", "Money.plus")
+        assert {s.range.start.line + 1 for s in plus.references} == {7, 10}

@@ -25,6 +25,7 @@ from ctxls.syntax.symbols import at_row
 SELF_NAMES = frozenset({"self", "cls"})
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 SUPER = frozenset({"super()", "super"})
+ES_EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 MAX_HOPS = 6  # re-export chains followed at most this deep
 
@@ -106,7 +107,8 @@ class RefIndex:
             if not imp.module.startswith("."):
                 return imp.module  # a package: outside the workspace
             folder = posixpath.dirname(info.path)
-            return posixpath.normpath(posixpath.join(folder, imp.module))
+            spec = ES_EXTENSION.sub("", imp.module)  # "./money.js" names money.ts or .js
+            return posixpath.normpath(posixpath.join(folder, spec))
         if imp.level == 0:
             return imp.module
         own = module_name(info.path) or ""
