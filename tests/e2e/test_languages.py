@@ -47,12 +47,11 @@ async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> No
 async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "fx")
     async with await CtxClient.start(tmp_path / "fx", wait_for_index=True) as ctx:
-        r = await ctx.request("ctx/references", {"path": "go/cache/cache.go",
-                                                 "name": "Cache.Evict"})
+        service = "java/src/main/java/com/example/billing/InvoiceService.java"
+        r = await ctx.request("ctx/references", {"path": service,
+                                                 "name": "InvoiceService.draft"})
         assert r["references"] == [] and r["complete"] is False
-        lines = {(c["path"], c["range"]["start"]["line"] + 1) for c in r["candidates"]}
-        assert ("go/cache/cache.go", 120) in lines  # c.Evict(); its doc comment matches too
-        assert ("go/cache/cache.go", 126) not in lines  # the declaration itself
+        assert any(c["path"].endswith("InvoiceServiceTest.java") for c in r["candidates"])
         assert all(c["evidence"].startswith("text match only") for c in r["candidates"])
         t = await ctx.request("ctx/tests", {
             "path": "java/src/main/java/com/example/billing/InvoiceService.java",
@@ -93,3 +92,25 @@ async def test_javascript_references_through_require_and_imports(tmp_path: Path)
         }
         plus = await ctx.references("money.js", "Money.plus")
         assert {s.range.start.line + 1 for s in plus.references} == {7, 10}
+
+
+async def test_go_references_across_the_files_of_a_package(tmp_path: Path) -> None:
+    root = tmp_path / "go"
+    shutil.copytree(FIXTURES / "go" / "refs", root)
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        evict = await ctx.references("billing/evict.go", "Cache.Evict")
+        assert evict.complete
+        assert {(s.path, s.range.start.line + 1, s.evidence) for s in evict.references} == {
+            ("app/main.go", 11, "c: Cache"),  # c, _ := b.NewCache(3): its first result
+            ("app/main.go", 14, "other: Cache"),  # var other b.Cache
+            ("billing/evict.go", 18, "c: Cache"),  # a parameter
+            ("billing/evict_test.go", 7, "c: Cache"),
+        }
+        total = await ctx.references("billing/evict.go", "Total")
+        assert [(s.path, s.evidence) for s in total.references] == [
+            ("app/main.go", "module attribute b.Total")]  # import alias b, go.mod prefix
+        tests = await ctx.tests("billing/cache.go", "NewCache")
+        assert [(t.path, t.symbol) for t in tests.tests] == [
+            ("billing/evict_test.go", "TestEvict")]
+        sym = await ctx.read_symbol("billing/evict.go", "Cache.Evict")
+        assert "package billing" in sym.text

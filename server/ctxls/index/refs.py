@@ -67,7 +67,12 @@ def extract(lang: Language, root: ts.Node) -> Refs:
             node = caps["import.module"][0]
             dotted = _text(node)
             alias = caps.get("import.alias")
-            local = _text(alias[0]) if alias else dotted.split(".")[0]
+            if alias:
+                local = _text(alias[0])
+            elif lang.module_style == "go":  # "example.com/app/billing" is used as billing
+                local = dotted.rsplit("/", 1)[-1]
+            else:
+                local = dotted.split(".")[0]
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
         elif "import.from" in caps:
             src = _text(caps["import.from"][0])

@@ -25,6 +25,7 @@ from ctxls.syntax.symbols import at_row
 SELF_NAMES = frozenset({"self", "cls"})
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 SUPER = frozenset({"super()", "super"})
+CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
 ES_EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 MAX_HOPS = 6  # re-export chains followed at most this deep
@@ -55,6 +56,8 @@ def module_name(path: str) -> str | None:
     stem = path.rsplit(".", 1)[0]
     if style == "es":
         return stem
+    if style == "go":  # a package is its folder
+        return posixpath.dirname(path) or "."
     if style != "python":
         return None
     parts = stem.split("/")
@@ -68,7 +71,8 @@ class RefIndex:
 
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
-        self.modules: dict[str, str] = {}  # module name -> key
+        self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
+        self._go_prefix: dict[str, str | None] = {}  # root -> module path from its go.mod
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
 
     def _names(self, info: FileInfo) -> set[str]:
@@ -80,7 +84,7 @@ class RefIndex:
         self.remove(info.key)
         self.files[info.key] = info
         for mod in _module_names(info.path):
-            self.modules[mod] = info.key
+            self.modules.setdefault(mod, []).append(info.key)
         for name in self._names(info):
             self.by_name.setdefault(name, set()).add(info.key)
 
@@ -89,8 +93,11 @@ class RefIndex:
         if old is None:
             return
         for mod in _module_names(old.path):
-            if self.modules.get(mod) == key:
-                del self.modules[mod]
+            members = self.modules.get(mod)
+            if members is not None and key in members:
+                members.remove(key)
+                if not members:
+                    del self.modules[mod]
         for name in self._names(old):
             keys = self.by_name.get(name)
             if keys is not None:
@@ -98,11 +105,38 @@ class RefIndex:
 
     # ---- resolution ---------------------------------------------------------------------
     def module_file(self, module: str) -> FileInfo | None:
-        key = self.modules.get(module)
-        return self.files.get(key) if key else None
+        keys = self.modules.get(module)
+        return self.files.get(keys[0]) if keys else None
+
+    def package(self, info: FileInfo) -> list[FileInfo]:
+        """Every file of ``info``'s module: itself, or all files of a Go package."""
+        mod = module_name(info.path)
+        if mod is None or _style(info.path) != "go":
+            return [info]
+        return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
+
+    def _go_module(self, info: FileInfo) -> str | None:
+        root = info.key[: len(info.key) - len(info.path)]
+        if root not in self._go_prefix:
+            prefix = None
+            try:
+                with open(posixpath.join(root, "go.mod"), encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.startswith("module "):
+                            prefix = line.split()[1].strip('"')
+                            break
+            except OSError:
+                pass
+            self._go_prefix[root] = prefix
+        return self._go_prefix[root]
 
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names."""
+        if _style(info.path) == "go":  # "example.com/app/billing" -> the folder billing
+            prefix = self._go_module(info)
+            if prefix and (imp.module == prefix or imp.module.startswith(prefix + "/")):
+                return imp.module[len(prefix) + 1 :] or "."
+            return imp.module  # the standard library or another module
         if _style(info.path) == "es":  # "./pricing" is beside the importing file
             if not imp.module.startswith("."):
                 return imp.module  # a package: outside the workspace
@@ -119,9 +153,10 @@ class RefIndex:
 
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
         """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
-        for d in info.outline.decls:
-            if d.name == name and not d.parents:
-                return info, d
+        for member in self.package(info):
+            for d in member.outline.decls:
+                if d.name == name and not d.parents:
+                    return member, d
         if hops >= MAX_HOPS:
             return None
         for imp in info.refs.imports:
@@ -150,6 +185,8 @@ class RefIndex:
         for imp in info.refs.imports:
             if imp.local != head:
                 continue
+            if imp.name is None and _style(info.path) in ("es", "go"):  # import * as m / Go
+                return None if rest else self.module_file(self.absolute(info, imp))
             if imp.name is None and _style(info.path) == "es":  # import * as pricing
                 return None if rest else self.module_file(self.absolute(info, imp))
             if imp.name is None:  # `import a.b` binds a; `import a.b as x` binds x to a.b
@@ -164,7 +201,10 @@ class RefIndex:
                     around: Decl | None = None) -> tuple[FileInfo, Decl] | None:
         """The class an expression names in a file: nested in an enclosing scope, local,
         imported, or ``module.Class``; ``Class(...)`` names its instance's class."""
-        expr = expr.strip().split("[", 1)[0].strip("\"' ")
+        expr = expr.strip()
+        if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
+            expr = expr[1:-1].split(",", 1)[0]
+        expr = expr.strip().lstrip("*&").split("[", 1)[0].strip("\"' ")
         if m := CONSTRUCTED.match(expr):
             expr = m.group(1)
         if around is not None and "." not in expr:
@@ -179,7 +219,7 @@ class RefIndex:
             found = self.export(src, cls) if src is not None else None
         else:
             found = self.export(info, expr)
-        if found is not None and found[1].kind == "class":
+        if found is not None and found[1].kind in CLASS_KINDS:
             return found
         return None
 
@@ -259,11 +299,13 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
         return (True, f"{call.obj}: {cls[1].qualname}") if means(found) else None
     module = index.module_of(info, call.obj)
     if module is not None:
-        if owner is None and module.key == home.key:
-            return True, f"module attribute {call.obj}.{call.name}"
-        if means(index.export(module, call.name)):
-            return True, f"module attribute {call.obj}.{call.name} (re-exported)"
-        return None
+        found = index.export(module, call.name)
+        if not means(found):
+            return None
+        assert found is not None
+        own = {m.key for m in index.package(module)}
+        return True, (f"module attribute {call.obj}.{call.name}"
+                      + ("" if found[0].key in own else " (re-exported)"))
     if _external(index, info, head):
         return None  # an attribute of a module outside the workspace
     return False, f"`{call.obj}` has no known type"
@@ -412,9 +454,10 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
         owner = index.files.get(key)
         if owner is None:
             continue
-        for d in owner.outline.decls:
-            if d.qualname == f"{qual}.{name}":
-                return owner, d
+        for member in index.package(owner):  # Go methods live in any file of the package
+            for d in member.outline.decls:
+                if d.qualname == f"{qual}.{name}":
+                    return member, d
     return None
 
 
