@@ -43,6 +43,11 @@ def _style(path: str) -> str | None:
     return lang.module_style if lang is not None and lang.refs_query is not None else None
 
 
+def _implicit_self(info: FileInfo) -> bool:
+    lang = languages.for_path(info.path)
+    return lang is not None and lang.implicit_self
+
+
 def _self_names(info: FileInfo) -> frozenset[str]:
     lang = languages.for_path(info.path)
     return frozenset(lang.self_names) if lang is not None else SELF_NAMES
@@ -58,6 +63,10 @@ def module_name(path: str) -> str | None:
         return stem
     if style == "go":  # a package is its folder
         return posixpath.dirname(path) or "."
+    if style == "java":  # a package is its folder, named from below the source root
+        folder = posixpath.dirname(path)
+        tail = folder.rsplit("java/", 1)[-1] if "java/" in folder else folder
+        return tail.replace("/", ".") or "."
     if style != "python":
         return None
     parts = stem.split("/")
@@ -111,7 +120,7 @@ class RefIndex:
     def package(self, info: FileInfo) -> list[FileInfo]:
         """Every file of ``info``'s module: itself, or all files of a Go package."""
         mod = module_name(info.path)
-        if mod is None or _style(info.path) != "go":
+        if mod is None or _style(info.path) not in ("go", "java"):
             return [info]
         return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
 
@@ -204,7 +213,7 @@ class RefIndex:
         expr = expr.strip()
         if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
             expr = expr[1:-1].split(",", 1)[0]
-        expr = expr.strip().lstrip("*&").split("[", 1)[0].strip("\"' ")
+        expr = re.split(r"[\[<]", expr.strip().lstrip("*&"), maxsplit=1)[0].strip("\"' ")
         if m := CONSTRUCTED.match(expr):
             expr = m.group(1)
         if around is not None and "." not in expr:
@@ -283,6 +292,12 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
         return found is not None and (found[0].key, found[1].qualname) == target
 
     if call.obj is None:
+        if owner is not None and _implicit_self(info):  # Java: helper() is this.helper()
+            klass = _enclosing_class(info, around)
+            if klass is None:
+                return None
+            return (True, f"{call.name}() in {klass.qualname}") if means(
+                _method(index, info, klass, call.name)) else None
         if owner is not None or not means(_bare(index, info, call.name)):
             return None  # a method, another declaration of the name, or a builtin
         return True, "imported name" if info.key != home.key else "name in its own module"
@@ -348,6 +363,17 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
     if "." in obj or "(" in obj:
         return None
     binding = _binding(info, obj, call.row)
+    if binding is None and _implicit_self(info) and selves and around is not None:
+        # repo.save() is this.repo.save(), or a field of an enclosing class (inner classes)
+        member = f"{sorted(selves)[0]}.{obj}"
+        classes = {d.qualname: d for d in info.outline.decls if d.kind in CLASS_KINDS}
+        for scope in reversed((*around.parents, around.qualname)):
+            cls = classes.get(scope)
+            typed = [b for b in info.refs.bindings if b.name == member and b.type
+                     and cls is not None and cls.span.start_row <= b.row <= cls.span.last_row]
+            if typed:
+                return index.class_named(info, typed[-1].type, cls)
+        return None
     if binding is None or not binding.type:
         return None
     return index.class_named(info, binding.type, around) or (

@@ -50,6 +50,7 @@ class Language:
     refs_query: ts.Query | None = attrs.field(default=None, repr=False)  # references.scm
     module_style: str = "python"  # how import paths name files: "python" or "es"
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
+    implicit_self: bool = False  # a bare name in a class may mean a member (Java)
     generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
@@ -101,6 +102,7 @@ def _load(folder: Path) -> Language:
         refs_query=refs_query,
         module_style=data.get("module_style", "python"),
         self_names=tuple(data.get("self_names", ["self", "cls"])),
+        implicit_self=bool(data.get("implicit_self", False)),
     )
 
 

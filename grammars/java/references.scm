@@ -1,0 +1,25 @@
+; What a Java file refers to: imports, calls, and names whose type is known in their scope.
+; Capture vocabulary: grammars/README.md. A package is its folder (module_style = "java").
+
+(import_declaration (scoped_identifier scope: (_) @import.from name: (identifier) @import.name))
+
+(method_invocation object: (_) @call.object name: (identifier) @call.name)
+(method_invocation !object name: (identifier) @call.name)
+(object_creation_expression type: (type_identifier) @call.name)
+
+(local_variable_declaration type: (_) @bind.type
+  declarator: (variable_declarator name: (identifier) @bind.name)
+  (#not-eq? @bind.type "var"))
+(local_variable_declaration
+  declarator: (variable_declarator name: (identifier) @bind.name
+    value: (object_creation_expression type: (_) @bind.type)))
+(formal_parameter type: (_) @bind.type name: (identifier) @bind.name)
+(enhanced_for_statement type: (_) @bind.type name: (identifier) @bind.name
+  (#not-eq? @bind.type "var"))
+; Fields are instance members: this.repo, or repo alone (implicit_self)
+(field_declaration type: (_) @bind.type
+  declarator: (variable_declarator name: (identifier) @bind.name)) @bind.member
+
+(class_declaration name: (identifier) @class.name superclass: (superclass (_) @class.base))
+
+(method_declaration type: (_) @returns.type name: (identifier) @returns.name)
