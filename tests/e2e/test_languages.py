@@ -47,11 +47,13 @@ async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> No
 async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "fx")
     async with await CtxClient.start(tmp_path / "fx", wait_for_index=True) as ctx:
-        r = await ctx.request("ctx/references", {"path": "rust/cache.rs", "name": "Cache.evict"})
+        ruby = "ruby/billing/invoice.rb"
+        r = await ctx.request("ctx/references", {"path": ruby, "name": "Invoice.subtotal"})
         assert r["references"] == [] and r["complete"] is False
         assert r["candidates"] and all(
-            c["evidence"].startswith("text match only") for c in r["candidates"])
-        t = await ctx.request("ctx/tests", {"path": "rust/cache.rs", "name": "Cache.evict"})
+            c["evidence"].startswith("text match only: no reference table for ruby")
+            for c in r["candidates"])
+        t = await ctx.request("ctx/tests", {"path": ruby, "name": "Invoice.subtotal"})
         assert t["complete"] is False
 
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
@@ -128,3 +130,21 @@ async def test_java_references_through_packages_fields_and_implicit_this(
         tests = await ctx.tests(service, "InvoiceService.draft")
         assert {t.path for t in tests.tests} == {
             "src/test/java/com/example/billing/InvoiceServiceTest.java"}
+
+
+async def test_rust_references_through_use_paths_and_impl_types(tmp_path: Path) -> None:
+    root = tmp_path / "rust"
+    shutil.copytree(FIXTURES / "rust" / "refs", root)
+    cache = "src/billing/cache.rs"
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        evict = await ctx.references(cache, "Cache.evict")
+        assert evict.complete
+        assert {(s.path, s.range.start.line + 1, s.evidence) for s in evict.references} == {
+            ("src/billing/cache.rs", 19, "self: Cache"),
+            ("src/main.rs", 8, "c: Cache"),  # let c = Cache::new(4): new() returns Self
+        }
+        total = await ctx.references(cache, "total")
+        assert {(s.range.start.line + 1, s.evidence) for s in total.references} == {
+            (11, "imported name"),  # use crate::billing::cache::total as sum_all
+            (12, "module attribute cache.total"),  # use crate::billing::cache::{self}
+        }

@@ -65,17 +65,19 @@ def extract(lang: Language, root: ts.Node) -> Refs:
     for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
-            dotted = _text(node)
+            dotted = _text(node).replace("::", ".")  # Rust paths
             alias = caps.get("import.alias")
             if alias:
                 local = _text(alias[0])
+            elif "import.self" in caps:  # Rust `use a::b::{self}` binds b
+                local = dotted.rsplit(".", 1)[-1]
             elif lang.module_style == "go":  # "example.com/app/billing" is used as billing
                 local = dotted.rsplit("/", 1)[-1]
             else:
                 local = dotted.split(".")[0]
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
         elif "import.from" in caps:
-            src = _text(caps["import.from"][0])
+            src = _text(caps["import.from"][0]).replace("::", ".")  # Rust paths
             level = 0 if lang.module_style != "python" else len(src) - len(src.lstrip("."))
             module = src[level:]
             row = caps["import.from"][0].start_point.row
@@ -90,7 +92,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
             obj = caps.get("call.object")
             calls.append(Call(node.start_point.row, node.start_point.column,
                               node.end_point.column, _text(node),
-                              _text(obj[0]) if obj else None))
+                              _text(obj[0]).replace("::", ".") if obj else None))
         elif "bind.name" in caps:
             node = caps["bind.name"][0]
             typed = caps.get("bind.type")
@@ -100,7 +102,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
             elif "bind.member" in caps and lang.self_names:
                 name = f"{lang.self_names[0]}.{name}"
             bindings.append(Binding(node.start_point.row, name,
-                                    _text(typed[0]) if typed else ""))
+                                    _text(typed[0]).replace("::", ".") if typed else ""))
         elif "returns.name" in caps:
             returns.append((caps["returns.name"][0].start_point.row,
                             _text(caps["returns.type"][0])))

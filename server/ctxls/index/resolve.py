@@ -63,6 +63,12 @@ def module_name(path: str) -> str | None:
         return stem
     if style == "go":  # a package is its folder
         return posixpath.dirname(path) or "."
+    if style == "rust":  # src/a/b.rs, src/a/b/mod.rs -> crate.a.b; src/lib.rs -> crate
+        tail = stem.rsplit("src/", 1)[-1] if "src/" in stem or stem.startswith("src/") else stem
+        parts = [p for p in tail.split("/") if p]
+        if parts and parts[-1] in ("mod", "lib", "main"):
+            parts.pop()
+        return ".".join(["crate", *parts])
     if style == "java":  # a package is its folder, named from below the source root
         folder = posixpath.dirname(path)
         tail = folder.rsplit("java/", 1)[-1] if "java/" in folder else folder
@@ -141,6 +147,18 @@ class RefIndex:
 
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names."""
+        if _style(info.path) == "rust":  # crate::a::b, super::x, self::x (already dotted)
+            own = module_name(info.path) or "crate"
+            parts = imp.module.split(".")
+            if parts[0] == "self":
+                return ".".join([own, *parts[1:]])
+            if parts[0] == "super":
+                base = own.split(".")
+                while parts and parts[0] == "super":
+                    base = base[:-1] or ["crate"]
+                    parts = parts[1:]
+                return ".".join([*base, *parts])
+            return imp.module  # crate.… as is; another crate does not resolve
         if _style(info.path) == "go":  # "example.com/app/billing" -> the folder billing
             prefix = self._go_module(info)
             if prefix and (imp.module == prefix or imp.module.startswith(prefix + "/")):
@@ -213,7 +231,13 @@ class RefIndex:
         expr = expr.strip()
         if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
             expr = expr[1:-1].split(",", 1)[0]
-        expr = re.split(r"[\[<]", expr.strip().lstrip("*&"), maxsplit=1)[0].strip("\"' ")
+        expr = re.sub(r"^(?:[&*]|mut\s+|dyn\s+|impl\s+)+", "", expr.strip())
+        expr = re.split(r"[\[<]", expr, maxsplit=1)[0].strip("\"' ")
+        if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
+            expr = around.parents[-1]
+            for d in info.outline.decls:
+                if d.qualname == expr and d.kind in CLASS_KINDS:
+                    return info, d
         if m := CONSTRUCTED.match(expr):
             expr = m.group(1)
         if around is not None and "." not in expr:
@@ -455,7 +479,8 @@ def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] |
 def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
     if around is None:
         return None
-    names = {d.qualname: d for d in info.outline.decls if d.kind == "class"}
+    names = {d.qualname: d for d in info.outline.decls
+             if d.kind in CLASS_KINDS or d.kind in ("impl", "trait")}
     for parent in reversed((*around.parents, around.qualname)):
         if parent in names:
             return names[parent]

@@ -1,0 +1,26 @@
+; What a Rust file refers to: use declarations, calls, and names whose type is known in
+; their scope. Capture vocabulary: grammars/README.md. Paths keep their `::` here; the
+; resolver reads them as crate-relative module paths (module_style = "rust").
+
+(use_declaration argument: (scoped_identifier path: (_) @import.from name: (identifier) @import.name))
+(use_declaration argument: (use_as_clause
+  path: (scoped_identifier path: (_) @import.from name: (identifier) @import.name)
+  alias: (identifier) @import.alias))
+(use_declaration argument: (scoped_use_list path: (_) @import.from
+  list: (use_list (identifier) @import.name)))
+(use_declaration argument: (scoped_use_list path: (_) @import.from
+  list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias))))
+
+(call_expression function: (identifier) @call.name)
+(call_expression function: (field_expression value: (_) @call.object field: (field_identifier) @call.name))
+(call_expression function: (scoped_identifier path: (_) @call.object name: (identifier) @call.name))
+
+(let_declaration pattern: (identifier) @bind.name type: (_) @bind.type)
+(let_declaration pattern: (identifier) @bind.name value: (call_expression function: (_) @bind.type))
+(let_declaration pattern: (identifier) @bind.name value: (struct_expression name: (_) @bind.type))
+(parameter pattern: (identifier) @bind.name type: (_) @bind.type)
+
+(function_item name: (identifier) @returns.name return_type: (_) @returns.type)
+
+; use a::b::{self}: the module itself, used as b
+(use_declaration argument: (scoped_use_list path: (_) @import.module list: (use_list (self) @import.self)))
