@@ -45,16 +45,20 @@ async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> No
 
 
 async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES, tmp_path / "fx")
-    async with await CtxClient.start(tmp_path / "fx", wait_for_index=True) as ctx:
-        ruby = "ruby/billing/invoice.rb"
-        r = await ctx.request("ctx/references", {"path": ruby, "name": "Invoice.subtotal"})
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "lib.c").write_text("int add(int a, int b) {\n    return a + b;\n}\n")
+    (root / "main.c").write_text("int add(int a, int b);\n\nint main(void) {\n"
+                                 "    return add(1, 2);\n}\n")
+    (root / "add_test.c").write_text("int add(int, int);\nint t(void) { return add(0, 0); }\n")
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/references", {"path": "lib.c", "name": "add"})
         assert r["references"] == [] and r["complete"] is False
-        assert r["candidates"] and all(
-            c["evidence"].startswith("text match only: no reference table for ruby")
-            for c in r["candidates"])
-        t = await ctx.request("ctx/tests", {"path": ruby, "name": "Invoice.subtotal"})
-        assert t["complete"] is False
+        assert ("main.c", 4) in {(c["path"], c["range"]["start"]["line"] + 1)
+                                 for c in r["candidates"]}
+        assert all(c["evidence"] == "text match only: no reference table for c yet"
+                   for c in r["candidates"])
+
 
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
     root = tmp_path / "ts"
@@ -148,3 +152,21 @@ async def test_rust_references_through_use_paths_and_impl_types(tmp_path: Path) 
             (11, "imported name"),  # use crate::billing::cache::total as sum_all
             (12, "module attribute cache.total"),  # use crate::billing::cache::{self}
         }
+
+
+async def test_ruby_references_through_global_constants_and_implicit_self(
+        tmp_path: Path) -> None:
+    root = tmp_path / "ruby"
+    shutil.copytree(FIXTURES / "ruby" / "refs", root)
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        save = await ctx.references("lib/billing/store.rb", "Billing.Store.save")
+        assert save.complete
+        assert {(s.path, s.evidence) for s in save.references} == {
+            ("lib/billing/ledger.rb", "@store: Billing.Store"),  # @store = Store.new(...)
+            ("test/ledger_test.rb", "store: Billing.Store"),  # Billing::Store.new in a test
+        }
+        check = await ctx.references("lib/billing/ledger.rb", "Billing.Ledger.check")
+        assert [s.evidence for s in check.references] == ["check() in Billing.Ledger"]
+        tests = await ctx.tests("lib/billing/store.rb", "Billing.Store.save")
+        assert [(t.path, t.symbol) for t in tests.tests] == [
+            ("test/ledger_test.rb", "LedgerTest.test_record")]

@@ -63,6 +63,8 @@ def module_name(path: str) -> str | None:
         return stem
     if style == "go":  # a package is its folder
         return posixpath.dirname(path) or "."
+    if style == "ruby":  # constants are global; the file name only serves require
+        return stem
     if style == "rust":  # src/a/b.rs, src/a/b/mod.rs -> crate.a.b; src/lib.rs -> crate
         tail = stem.rsplit("src/", 1)[-1] if "src/" in stem or stem.startswith("src/") else stem
         parts = [p for p in tail.split("/") if p]
@@ -254,7 +256,17 @@ class RefIndex:
             found = self.export(info, expr)
         if found is not None and found[1].kind in CLASS_KINDS:
             return found
+        if _style(info.path) == "ruby":  # constants are global: any file may define it
+            return self.global_class(expr)
         return None
+
+    def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
+        """A class or module by (qualified) name anywhere in the workspace (Ruby)."""
+        found = [(f, d) for f in self.files.values() if _style(f.path) == "ruby"
+                 for d in f.outline.decls
+                 if d.kind in ("class", "module") and (d.qualname == expr or d.name == expr)]
+        exact = [x for x in found if x[1].qualname == expr]
+        return (exact or found)[0] if len(exact or found) == 1 else None
 
     def ancestors(self, info: FileInfo, cls: Decl, hops: int = 0) -> Iterator[tuple[str, str]]:
         """(file key, class qualname) of a class and its bases, as far as they resolve."""

@@ -1,0 +1,14 @@
+; What a Ruby file refers to: calls and names whose class is known. Constants are global in
+; Ruby, so classes resolve across the workspace by name (module_style = "ruby").
+
+(call receiver: (_) @call.object method: (identifier) @call.name)
+(call !receiver method: (identifier) @call.name)
+
+(assignment left: (identifier) @bind.name
+  right: (call receiver: [(constant) (scope_resolution)] @bind.type
+               method: (identifier) @_new (#eq? @_new "new")))
+(assignment left: (instance_variable) @bind.name
+  right: (call receiver: [(constant) (scope_resolution)] @bind.type
+               method: (identifier) @_new (#eq? @_new "new"))) @bind.member
+
+(class name: (constant) @class.name superclass: (superclass (_) @class.base))
