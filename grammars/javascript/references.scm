@@ -23,9 +23,7 @@
 (new_expression constructor: (identifier) @call.name)
 
 (variable_declarator name: (identifier) @bind.name value: (new_expression constructor: (_) @bind.type))
-(variable_declarator name: (identifier) @bind.name
-  value: [(identifier) (member_expression) (subscript_expression) (await_expression)
-          (binary_expression) (array) (object) (string) (number)])
+(variable_declarator name: (identifier) @bind.name value: (_) @_value)
 (for_in_statement left: (identifier) @bind.name)
 (assignment_expression
   left: (member_expression object: (this) @bind.self property: (property_identifier) @bind.name)

@@ -20,9 +20,9 @@
 ; unknown type (so an older binding no longer applies).
 (assignment left: (identifier) @bind.name right: (call function: (_) @bind.type))
 (assignment left: (identifier) @bind.name type: (type) @bind.type)
-(assignment left: (identifier) @bind.name
-  right: [(identifier) (attribute) (subscript) (binary_operator) (await) (list) (dictionary)
-          (string) (integer) (conditional_expression) (list_comprehension)])
+; Any assignment rebinds (cheaper than listing the non-call forms; a typed binding of the
+; same row sorts after this one and wins).
+(assignment left: (identifier) @bind.name right: (_) @_value)
 (typed_parameter (identifier) @bind.name type: (type) @bind.type)
 (typed_default_parameter name: (identifier) @bind.name type: (type) @bind.type)
 (with_item value: (as_pattern (call function: (_) @bind.type)

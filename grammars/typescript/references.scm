@@ -20,9 +20,7 @@
 (variable_declarator name: (identifier) @bind.name value: (new_expression constructor: (_) @bind.type))
 (variable_declarator name: (identifier) @bind.name type: (type_annotation (_) @bind.type))
 (variable_declarator name: (identifier) @bind.name value: (call_expression function: (_) @bind.type))
-(variable_declarator name: (identifier) @bind.name
-  value: [(identifier) (member_expression) (subscript_expression) (await_expression)
-          (binary_expression) (array) (object) (string) (number)])
+(variable_declarator name: (identifier) @bind.name value: (_) @_value)
 (required_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type))
 (optional_parameter pattern: (identifier) @bind.name type: (type_annotation (_) @bind.type))
 (for_in_statement left: (identifier) @bind.name)
