@@ -89,21 +89,9 @@ def test_whole_document_change_replaces(python: Language) -> None:
 def test_incremental_outline_equals_full_extraction_on_real_code(python: Language) -> None:
     """One edit at a time (the update path), on a real module: identical outlines."""
     from tests.conftest import EXAMPLE
+    from tests.edits import assert_incremental_outlines
 
-    text = (EXAMPLE / "auth" / "tokens.py").read_text()
-    assert text.isascii()  # so UTF-16 columns equal str indices below
-    rng = random.Random(3)
-    doc = Document(python, text, 1)
-    doc.outline()
     snippets = ["x", " ", "\n", "(", ")", ":", "\n    ", "#", '"', "def g():\n    pass\n",
                 "class K:\n    a = 1\n", "self.q = 1\n", "X = 2\n"]
-    for step in range(250):
-        lines = text.split("\n")
-        row = rng.randrange(len(lines))
-        col = rng.randint(0, len(lines[row]))
-        cut = 1 if rng.random() < 0.4 and col < len(lines[row]) else 0
-        new = "" if cut else rng.choice(snippets)
-        offset = sum(len(x) + 1 for x in lines[:row]) + col
-        text = text[:offset] + new + text[offset + cut:]
-        doc.edit((row, col), (row, col + cut), new, "utf-16", step + 2)
-        assert doc.outline() == outline_source(python, text.encode()), f"step {step}"
+    assert_incremental_outlines(python, (EXAMPLE / "auth" / "tokens.py").read_text(),
+                                snippets, seed=3)

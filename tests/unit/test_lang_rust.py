@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import shutil
 import textwrap
 from pathlib import Path
@@ -17,6 +16,7 @@ from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import enclosing, resolve
+from tests.edits import assert_incremental_outlines
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rust" / "cache.rs"
 ALWAYS = SkeletonOptions(whole_max_lines=0, whole_max_tokens=0, flat_ratio=0)
@@ -291,24 +291,10 @@ def test_read_symbol_carries_uses_struct_and_impl_headers(tmp_path: Path) -> Non
 
 
 def test_incremental_outline_equals_full_extraction(rust: Language, source: str) -> None:
-    # 250 random edits.
-    text = source
-    rng = random.Random(7)
-    doc = Document(rust, text, 1)
-    doc.outline()
     snippets = ["x", " ", "\n", "}\n", "{", "fn g() {\n    1\n}\n", "#[inline]\n",
                 "/// doc\n", "impl A {\n    fn h(&self) {}\n}\n", "const C: u8 = 1;\n",
                 "use a::b;\n", "mod m {\n}\n", "struct P { a: u8 }\n"]
-    for step in range(250):
-        lines = text.split("\n")
-        row = rng.randrange(len(lines))
-        col = rng.randint(0, len(lines[row]))
-        cut = 1 if rng.random() < 0.4 and col < len(lines[row]) else 0
-        new = "" if cut else rng.choice(snippets)
-        offset = sum(len(x) + 1 for x in lines[:row]) + col
-        text = text[:offset] + new + text[offset + cut:]
-        doc.edit((row, col), (row, col + cut), new, "utf-16", step + 2)
-        assert doc.outline() == outline_source(rust, text.encode()), f"step {step}"
+    assert_incremental_outlines(rust, source, snippets, seed=7)
 
 
 def incremental(rust: Language, text: str, at: tuple[int, int], new: str) -> tuple[
