@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import hwm_mib, pct, rss_mib, summary
+from common import bare_parse, hwm_mib, pct, rss_mib, summary
 from ctxls.index.scan import walk
 from ctxls.syntax import languages
 from ctxls_client import CtxClient
@@ -164,24 +164,6 @@ def sample(root: Path, n: int, seed: int) -> list[Symbol]:
 
 
 # ---- bare parse ---------------------------------------------------------------------------
-def _parse_only(paths: list[str]) -> int:
-    parser = languages.registry()["python"].parser()
-    n = 0
-    for p in paths:
-        parser.parse(Path(p).read_bytes())
-        n += 1
-    return n
-
-
-def bare_parse(files: list[str], procs: int) -> float:
-    start = time.perf_counter()
-    ctx = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(procs, mp_context=ctx) as pool:
-        list(pool.map(_parse_only, [files[i::procs] for i in range(procs)]))
-    return time.perf_counter() - start
-
-
-# ---- server -------------------------------------------------------------------------------
 def children_rss_mib(pid: int) -> float:
     total = 0.0
     todo = [pid]

@@ -25,35 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import STDLIB, hwm_mib, rss_mib, summary
+from common import STDLIB, bare_parse, hwm_mib, rss_mib, summary
 from ctxls.index.scan import index_batch, walk
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls_client import CtxClient
-
-
-def _parse_only(paths: list[str]) -> int:
-    parser = languages.registry()["python"].parser()
-    n = 0
-    for p in paths:
-        parser.parse(Path(p).read_bytes())
-        n += 1
-    return n
-
-
-def _chunks(items: list[str], n: int) -> list[list[str]]:
-    return [items[i::n] for i in range(n)]
-
-
-def bare_parse(files: list[str], procs: int) -> float:
-    start = time.perf_counter()
-    if procs == 1:
-        _parse_only(files)
-    else:
-        ctx = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(procs, mp_context=ctx) as pool:
-            list(pool.map(_parse_only, _chunks(files, procs)))
-    return time.perf_counter() - start
 
 
 def scan(root: Path, procs: int) -> tuple[float, int, int]:

@@ -14,9 +14,10 @@ from ctxls.engine import Engine
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
-from ctxls.syntax.outline import Outline, extract, outline_source
+from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import enclosing, resolve
+from tests.edits import assert_incremental_outlines
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "go" / "cache" / "cache.go"
 ALWAYS = SkeletonOptions(whole_max_lines=0, whole_max_tokens=0, flat_ratio=0)
@@ -426,25 +427,11 @@ def test_incremental_outline_of_broken_edits_equals_extraction_of_the_same_tree(
     """Any edit, the file broken or not. Compared with a full extraction of the document's
     own tree: tree-sitter's incremental re-parse of broken Go can recover from errors
     differently from a parse from scratch, which is not the outline's doing."""
-    text = FIXTURE.read_text()
-    rng = random.Random(3)
-    doc = Document(go, text, 1)
     snippets = ["x", " ", "\n", "}\n", "{", "(", ")", "// note\n", "\tz int\n",
                 "func g() {\n\treturn\n}\n", "type K struct {\n\tA int\n}\n",
                 "func (c *Cache[K, V]) H() {\n\tc.x()\n}\n", "var q, r = 1, 2\n",
                 "type (\n\tA struct{ a int }\n\tB int\n)\n"]
-    for step in range(250):
-        lines = text.split("\n")
-        row = rng.randrange(len(lines))
-        col = rng.randint(0, len(lines[row]))
-        cut = 1 if rng.random() < 0.4 and col < len(lines[row]) else 0
-        new = "" if cut else rng.choice(snippets)
-        offset = sum(len(x) + 1 for x in lines[:row]) + col
-        text = text[:offset] + new + text[offset + cut:]
-        doc.edit((row, col), (row, col + cut), new, "utf-16", step + 2)
-        tree = doc.parsed()
-        assert tree is not None
-        assert doc.outline() == extract(go, tree, doc.lines), f"step {step}"
+    assert_incremental_outlines(go, FIXTURE.read_text(), snippets, seed=3, same_tree=True)
 
 
 def test_declaration_typed_under_its_doc_comment(go: Language) -> None:

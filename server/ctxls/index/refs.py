@@ -65,7 +65,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
     for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
-            dotted = _text(node).replace("::", ".")  # Rust paths
+            dotted = _text(node).replace("::", ".")  # Rust and Ruby write `a::b`
             alias = caps.get("import.alias")
             if alias:
                 local = _text(alias[0])
@@ -77,7 +77,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
                 local = dotted.split(".")[0]
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
         elif "import.from" in caps:
-            src = _text(caps["import.from"][0]).replace("::", ".")  # Rust paths
+            src = _text(caps["import.from"][0]).replace("::", ".")  # Rust and Ruby write `a::b`
             level = 0 if lang.module_style != "python" else len(src) - len(src.lstrip("."))
             module = src[level:]
             row = caps["import.from"][0].start_point.row
