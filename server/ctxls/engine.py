@@ -41,6 +41,7 @@ from ctxls.index.resolve import (
 )
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
 from ctxls.index.store import Store, default_dir, warm
+from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
@@ -251,7 +252,7 @@ class Engine:
                 misses.extend(m)
                 continue
             h, m = warm(mine, store.load(), self.options.max_file_bytes)
-            self.from_cache += sum(1 for e in h if e.outline is not None)
+            self.from_cache += sum(1 for e in h if e.tables is not None)
             hits.extend(h)
             misses.extend(m)
         return hits, misses
@@ -268,8 +269,8 @@ class Engine:
                 self._index_entry(e)
 
     def _index_entry(self, e: FileEntry) -> None:
-        if e.outline is not None and e.refs is not None and e.abspath not in self.docs:
-            self.refs.put(FileInfo(e.abspath, e.path, e.outline, e.refs))
+        if e.tables is not None and e.tables.names is not None and e.abspath not in self.docs:
+            self.refs.put(FileInfo(e.abspath, e.path, e.tables))
 
     def _sync_docs(self) -> None:
         """Bring the reference index up to date with open documents (lazily, per request)."""
@@ -281,7 +282,8 @@ class Engine:
             if outline is None or tree is None:
                 continue
             path = self.locate(path=key).path
-            self.refs.put(FileInfo(key, path, outline, refs_mod.extract(doc.lang, tree.root_node)))
+            self.refs.put(FileInfo(key, path, Tables.of(
+                outline, refs_mod.extract(doc.lang, tree.root_node))))
             self._indexed_versions[key] = doc.version
 
     # ---- views -------------------------------------------------------------------------
@@ -560,7 +562,7 @@ class Engine:
         why = f"text match only: no reference table for {lang} yet"
         out: list[Reference] = []
         for key, entry in sorted(self.entries.items()):
-            if entry.language != lang or entry.outline is None:
+            if entry.language != lang or entry.tables is None:
                 continue
             try:
                 fv = home if key == str(home.loc.abspath) else self.view(self.locate(path=key))
@@ -583,7 +585,7 @@ class Engine:
         return out
 
     def _unindexed(self, lang: str | None) -> int:
-        n = sum(1 for e in self.entries.values() if e.language == lang and e.outline is None)
+        n = sum(1 for e in self.entries.values() if e.language == lang and e.tables is None)
         return n + (max(0, self.planned - len(self.entries)) if self.scanning else 0)
 
     def tests(self, params: p.SymbolParams) -> p.TestsResult:
@@ -706,11 +708,11 @@ class Engine:
 
     def status(self) -> p.StatusResult:
         skipped = [p.SkippedFile(e.path, ", ".join(e.notes)) for e in self.entries.values()
-                   if e.status != "ok" or e.non_utf8 or (e.outline and e.outline.errors)]
+                   if e.status != "ok" or e.non_utf8 or (e.tables and e.tables.errors)]
         return p.StatusResult(
             roots=[r.as_uri() for r in self.roots], scanning=self.scanning,
             files=max(self.planned, len(self.entries)),
-            indexed=sum(1 for e in self.entries.values() if e.outline is not None),
+            indexed=sum(1 for e in self.entries.values() if e.tables is not None),
             skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding,
             from_cache=self.from_cache,
             cache=", ".join(str(s.path) for s in self.stores.values()) or None)

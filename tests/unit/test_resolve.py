@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ctxls.index.refs import extract as refs_of
 from ctxls.index.resolve import FileInfo, RefIndex, references
+from ctxls.index.tables import Tables
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import extract
 from ctxls.syntax.symbols import resolve
@@ -51,8 +52,8 @@ def _index(python: Language) -> RefIndex:
     index = RefIndex()
     for path, src in (("lib.py", LIB), ("use.py", USE)):
         tree = python.parser().parse(src)
-        index.put(FileInfo(path, path, extract(python, tree, LineIndex(src)),
-                           refs_of(python, tree.root_node)))
+        index.put(FileInfo(path, path, Tables.of(extract(python, tree, LineIndex(src)),
+                                                 refs_of(python, tree.root_node))))
     return index
 
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
-from ctxls.syntax.languages import Language
+from ctxls.syntax.languages import Language, Matches
 
 
 class Import(NamedTuple):
@@ -54,7 +54,8 @@ def _text(node: ts.Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
 
 
-def extract(lang: Language, root: ts.Node) -> Refs:
+def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs:
+    """``found``: the references query's matches over the tree, if already run."""
     if lang.refs_query is None:
         return EMPTY
     imports: list[Import] = []
@@ -62,7 +63,7 @@ def extract(lang: Language, root: ts.Node) -> Refs:
     bindings: list[Binding] = []
     bases: dict[int, list[str]] = {}
     returns: list[tuple[int, str]] = []
-    for _, caps in ts.QueryCursor(lang.refs_query).matches(root):
+    for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
             dotted = _text(node).replace("::", ".")  # Rust and Ruby write `a::b`

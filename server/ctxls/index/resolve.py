@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ctxls.index.refs import Binding, Call, Import, Refs
+from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
@@ -34,8 +35,17 @@ MAX_HOPS = 6  # re-export chains followed at most this deep
 class FileInfo(NamedTuple):
     key: str  # absolute path
     path: str  # workspace-relative POSIX path
-    outline: Outline
-    refs: Refs
+    tables: Tables  # with reference tables (refs is not None)
+
+    @property
+    def outline(self) -> Outline:
+        return self.tables.outline
+
+    @property
+    def refs(self) -> Refs:
+        refs = self.tables.refs
+        assert refs is not None
+        return refs
 
 
 def _style(path: str) -> str | None:
@@ -92,10 +102,8 @@ class RefIndex:
         self._go_prefix: dict[str, str | None] = {}  # root -> module path from its go.mod
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
 
-    def _names(self, info: FileInfo) -> set[str]:
-        return ({c.name for c in info.refs.calls}
-                | {i.name for i in info.refs.imports if i.name}
-                | {i.local for i in info.refs.imports})
+    def _names(self, info: FileInfo) -> frozenset[str]:
+        return info.tables.name_set()
 
     def put(self, info: FileInfo) -> None:
         self.remove(info.key)

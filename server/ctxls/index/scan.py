@@ -16,9 +16,11 @@ from pathlib import Path
 
 import attrs
 import pathspec
+import tree_sitter as ts
 
 from ctxls.index import refs as refs_mod
 from ctxls.index.refs import Refs
+from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Outline, extract
 from ctxls.syntax.text import LineIndex, decode
@@ -43,16 +45,23 @@ class FileEntry:
     status: str  # ok | too-large | binary | unreadable
     non_utf8: bool = False
     data: bytes | None = attrs.field(default=None, repr=False)
-    outline: Outline | None = attrs.field(default=None, repr=False)
-    refs: Refs | None = attrs.field(default=None, repr=False)
+    tables: Tables | None = attrs.field(default=None, repr=False)
+
+    @property
+    def outline(self) -> Outline | None:
+        return self.tables.outline if self.tables is not None else None
+
+    @property
+    def refs(self) -> Refs | None:
+        return self.tables.refs if self.tables is not None else None
 
     @property
     def notes(self) -> list[str]:
         out = [] if self.status == "ok" else [self.status]
         if self.non_utf8:
             out.append("non-utf8: invalid bytes were decoded as U+FFFD")
-        if self.outline is not None and self.outline.errors:
-            out.append(f"parse-error: {len(self.outline.errors)} error node(s)")
+        if self.tables is not None and self.tables.errors:
+            out.append(f"parse-error: {self.tables.errors} error node(s)")
         return out
 
 
@@ -123,31 +132,36 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     if b"\0" in raw[:SNIFF]:
         return FileEntry(status="binary", **common)  # type: ignore[arg-type]
     data, non_utf8 = decode(raw)
-    outline = refs = None
+    tables = None
     if lang is not None:
         tree = lang.parser().parse(data)
-        outline = extract(lang, tree, LineIndex(data))
-        refs = refs_mod.extract(lang, tree.root_node) if lang.refs_query is not None else None
+        if lang.scan_query is not None:  # one walk of the tree for both tables
+            found = ts.QueryCursor(lang.scan_query).matches(tree.root_node)
+            cut = lang.outline_patterns
+            outline = extract(lang, tree, LineIndex(data), [m for m in found if m[0] < cut])
+            refs = refs_mod.extract(lang, tree.root_node, [m for m in found if m[0] >= cut])
+        else:
+            outline, refs = extract(lang, tree, LineIndex(data)), None
+        tables = Tables.of(outline, refs)
     return FileEntry(status="ok", non_utf8=non_utf8, data=data if keep_data else None,
-                     outline=outline, refs=refs,
-                     **common)  # type: ignore[arg-type]
+                     tables=tables, **common)  # type: ignore[arg-type]
 
 
 def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -> FileEntry:
-    path = Path(abspath)
     lang = languages.for_path(rel)
     try:
-        st = path.stat()
+        st = os.stat(abspath)
         if lang is None:  # listed only; read on demand (readRange, fallback windows)
             return FileEntry(path=rel, abspath=abspath, language=None, size=st.st_size,
                              mtime_ns=st.st_mtime_ns, digest="", status="ok")
         if st.st_size > max_bytes:
-            with path.open("rb") as fh:
+            with open(abspath, "rb") as fh:
                 head = fh.read(SNIFF)
             return FileEntry(path=rel, abspath=abspath, language=lang.name,
                              size=st.st_size, mtime_ns=st.st_mtime_ns, digest="",
                              status="binary" if b"\0" in head else "too-large")
-        raw = path.read_bytes()
+        with open(abspath, "rb") as fh:
+            raw = fh.read()
     except OSError:
         return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
                          digest="", status="unreadable")

@@ -1,10 +1,13 @@
 """The persistent index: outlines and reference tables in SQLite, keyed by content hash.
 
 One database per workspace root, outside the workspace (the XDG cache directory unless the
-``cacheDir`` option says otherwise). A restart on an unchanged tree reads and hashes every
-file, and takes the tables of every file whose hash matches from here instead of parsing
-it. A database that cannot be read, or that an older ctxls or other grammars wrote, is
-deleted and rebuilt: the cache is never trusted over the files.
+``cacheDir`` option says otherwise). A restart on an unchanged tree takes the tables of every
+file whose content hash matches from here instead of parsing it. As git does with its
+index, a file whose size and modification time are those recorded, and whose modification
+time is safely older than the row, is taken as unchanged without being read; any other
+file is read and hashed. Tables stay pickled until a request needs them (``Tables``). A
+database that cannot be read, or that an older ctxls or other grammars wrote, is deleted
+and rebuilt: the cache is never trusted over the files.
 """
 
 from __future__ import annotations
@@ -12,17 +15,25 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import pickle
 import sqlite3
+import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 import ctxls
 from ctxls.index.scan import SNIFF, FileEntry, index_file
+from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 
 log = logging.getLogger("ctxls")
-SCHEMA = 1
+SCHEMA = 2
+# A file modified this soon before its row was written could change again within the same
+# timestamp tick without its (size, mtime) changing: such rows are checked by hash.
+RACY_NS = 2_000_000_000
+FILES = ("path TEXT PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL, "
+         "mtime_ns INTEGER NOT NULL, written_ns INTEGER NOT NULL, non_utf8 INTEGER NOT NULL, "
+         "errors INTEGER NOT NULL, names TEXT, payload BLOB NOT NULL")
 
 
 def default_dir() -> Path:
@@ -38,7 +49,7 @@ def _fingerprint() -> str:
     package = Path(ctxls.__file__).parent
     sources = [*sorted(languages.grammars_dir().rglob("*")),
                *(package / "syntax" / f for f in ("outline.py", "text.py", "languages.py")),
-               *(package / "index" / f for f in ("refs.py", "scan.py"))]
+               *(package / "index" / f for f in ("refs.py", "scan.py", "tables.py"))]
     for path in sources:
         if path.is_file():
             h.update(path.name.encode())
@@ -59,11 +70,11 @@ class Store:
             try:
                 db = sqlite3.connect(self.path, check_same_thread=False)
                 db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-                db.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, "
-                           "digest TEXT NOT NULL, payload BLOB NOT NULL)")
+                db.execute(f"CREATE TABLE IF NOT EXISTS files ({FILES})")
                 row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
                 if row is None or row[0] != self.fingerprint:
-                    db.execute("DELETE FROM files")
+                    db.execute("DROP TABLE files")  # perhaps of another schema
+                    db.execute(f"CREATE TABLE files ({FILES})")
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                                (self.fingerprint,))
                     db.commit()
@@ -75,10 +86,11 @@ class Store:
                     raise
         raise AssertionError("unreachable")
 
-    def load(self) -> dict[str, tuple[str, bytes]]:
+    def load(self) -> dict[str, Row]:
         try:
-            return {p: (d, b) for p, d, b in self.db.execute(
-                "SELECT path, digest, payload FROM files")}
+            return {r[0]: Row(*r[1:]) for r in self.db.execute(
+                "SELECT path, digest, size, mtime_ns, written_ns, non_utf8, errors, names, "
+                "payload FROM files")}
         except sqlite3.DatabaseError as exc:
             log.warning("index cache unreadable (%s); rebuilding", exc)
             self.db.close()
@@ -87,11 +99,14 @@ class Store:
             return {}
 
     def save(self, entries: Iterable[FileEntry]) -> None:
-        rows = [(e.path, e.digest, pickle.dumps((e.outline, e.refs, e.non_utf8), protocol=5))
-                for e in entries if e.status == "ok" and e.outline is not None]
+        now = time.time_ns()
+        rows = [(e.path, e.digest, e.size, e.mtime_ns, now, int(e.non_utf8), e.tables.errors,
+                 e.tables.names, e.tables.payload())
+                for e in entries if e.status == "ok" and e.tables is not None]
         try:
             with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", rows)
+                self.db.executemany("INSERT OR REPLACE INTO files VALUES "
+                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.DatabaseError as exc:
             log.warning("index cache not written (%s)", exc)
 
@@ -106,9 +121,21 @@ class Store:
         self.db.close()
 
 
-def warm(plan: list[tuple[str, str]], cached: dict[str, tuple[str, bytes]],
+class Row(NamedTuple):
+    digest: str
+    size: int
+    mtime_ns: int
+    written_ns: int
+    non_utf8: int
+    errors: int
+    names: str | None
+    payload: bytes
+
+
+def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
          max_bytes: int) -> tuple[list[FileEntry], list[tuple[str, str]]]:
-    """(entries restored from the cache, files still to index): hashes decide, not times."""
+    """(entries restored from the cache, files still to index): hashes decide, and an
+    unchanged (size, mtime) that is not racy stands for an unchanged hash."""
     hits: list[FileEntry] = []
     misses: list[tuple[str, str]] = []
     for rel, abspath in plan:
@@ -125,22 +152,23 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, tuple[str, bytes]],
             if st.st_size > max_bytes:
                 hits.append(index_file(rel, abspath, max_bytes))
                 continue
-            with open(abspath, "rb") as fh:
-                raw = fh.read()
+            if (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns) \
+                    and st.st_mtime_ns < row.written_ns - RACY_NS:
+                digest = row.digest
+            else:
+                with open(abspath, "rb") as fh:
+                    raw = fh.read()
+                digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
+                if b"\0" in raw[:SNIFF]:
+                    digest = ""
         except OSError:
             misses.append((rel, abspath))
             continue
-        digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
-        if digest != row[0] or b"\0" in raw[:SNIFF]:
+        if digest != row.digest:
             misses.append((rel, abspath))
             continue
-        try:
-            outline, refs, non_utf8 = pickle.loads(row[1])
-        except Exception:  # a payload this version cannot read: index the file again
-            misses.append((rel, abspath))
-            continue
-        hits.append(FileEntry(path=rel, abspath=abspath, language=lang.name, size=len(raw),
+        hits.append(FileEntry(path=rel, abspath=abspath, language=lang.name, size=st.st_size,
                               mtime_ns=st.st_mtime_ns, digest=digest, status="ok",
-                              non_utf8=non_utf8, data=None, outline=outline,
-                              refs=refs))
+                              non_utf8=bool(row.non_utf8), data=None,
+                              tables=Tables(row.payload, row.names, row.errors)))
     return hits, misses

@@ -13,6 +13,7 @@ import functools
 import gc
 import logging
 import multiprocessing
+import time
 import traceback
 import uuid
 from collections.abc import Callable
@@ -158,8 +159,10 @@ async def _scan(ls: CtxServer) -> None:
     loop = asyncio.get_running_loop()
     token: str | None = None
     fresh: list[FileEntry] = []
+    started = time.perf_counter()
     try:
         plan = await loop.run_in_executor(None, engine.scan_plan)
+        listed = time.perf_counter()
         window = ls.client_capabilities.window
         if window is not None and window.work_done_progress:
             token = f"ctxls-scan-{uuid.uuid4()}"
@@ -168,6 +171,7 @@ async def _scan(ls: CtxServer) -> None:
                 title="ctxls: indexing", message=f"0/{len(plan)} files", percentage=0))
         hits, misses = await loop.run_in_executor(None, engine.warm_start, plan)
         engine.add(hits)
+        restored = time.perf_counter()
         done = len(hits)
         batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
         pool: Executor | None = None
@@ -190,7 +194,9 @@ async def _scan(ls: CtxServer) -> None:
         finally:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
-        log.info("indexed %d files (%d from the cache)", done, len(hits))
+        log.info("indexed %d files (%d from the cache) in %.2f s: listing %.2f s, cache %.2f s, "
+                 "parsing %.2f s", done, len(hits), time.perf_counter() - started,
+                 listed - started, restored - listed, time.perf_counter() - restored)
     except Exception:
         log.error("scan failed: %s", traceback.format_exc())
     finally:

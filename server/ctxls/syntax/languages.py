@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
+import posixpath
 import threading
 import tomllib
 from functools import cache
@@ -20,6 +21,9 @@ import tree_sitter as ts
 from tree_sitter_language_pack import get_language
 
 log = logging.getLogger("ctxls")
+
+# What QueryCursor.matches returns: (pattern index, captures by name) per match.
+Matches = list[tuple[int, dict[str, list[ts.Node]]]]
 
 def grammars_dir() -> Path:
     """The installed copy (wheel) wins; a source checkout falls back to the repo folder."""
@@ -48,6 +52,10 @@ class Language:
     query: ts.Query = attrs.field(repr=False)
     top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
     refs_query: ts.Query | None = attrs.field(default=None, repr=False)  # references.scm
+    # outline.scm then references.scm as one query: a scan walks each tree once for both;
+    # match pattern indices below ``outline_patterns`` are the outline's.
+    scan_query: ts.Query | None = attrs.field(default=None, repr=False)
+    outline_patterns: int = 0
     module_style: str = "python"  # how import paths name files: "python" or "es"
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
@@ -76,16 +84,21 @@ def _load(folder: Path) -> Language:
     # query files; a file in the folder itself still wins.
     shared = folder.parent / data["queries_from"] if "queries_from" in data else None
 
-    def query(name: str) -> ts.Query | None:
+    def source(name: str) -> str | None:
         for where in (folder, shared):
             if where is not None and (where / name).is_file():
-                return ts.Query(ts_language, (where / name).read_text(encoding="utf-8"))
+                return (where / name).read_text(encoding="utf-8")
         return None
 
-    outline = query("outline.scm")
+    def query(text: str | None) -> ts.Query | None:
+        return ts.Query(ts_language, text) if text is not None else None
+
+    outline_text, refs_text = source("outline.scm"), source("references.scm")
+    outline = query(outline_text)
     if outline is None:
         raise FileNotFoundError(f"{folder.name}: no outline.scm")
-    top_query, refs_query = query("toplevel.scm"), query("references.scm")
+    top_query, refs_query = query(source("toplevel.scm")), query(refs_text)
+    scan_query = query(f"{outline_text}\n{refs_text}") if refs_text is not None else None
     return Language(
         name=data["name"],
         extensions=tuple(data["extensions"]),
@@ -100,6 +113,8 @@ def _load(folder: Path) -> Language:
         query=outline,
         top_query=top_query,
         refs_query=refs_query,
+        scan_query=scan_query,
+        outline_patterns=outline.pattern_count,
         module_style=data.get("module_style", "python"),
         self_names=tuple(data.get("self_names", ["self", "cls"])),
         implicit_self=bool(data.get("implicit_self", False)),
@@ -110,34 +125,51 @@ _errors: dict[str, str] = {}
 
 
 @cache
-def registry() -> dict[str, Language]:
-    """Every language under grammars/, by name. Compiled once per process.
-
-    A folder that fails to load (a query that does not compile) is left out and recorded in
-    ``load_errors()``: one broken language must not take the others down.
-    """
-    out: dict[str, Language] = {}
+def _folders() -> dict[str, Path]:
+    """Grammar folders by extension. Only the small TOML files are read: compiling a
+    language's queries waits until a file of that language turns up (a Python workspace
+    never pays for Rust's queries, in the server or in a scan worker)."""
+    out: dict[str, Path] = {}
     for folder in sorted(grammars_dir().iterdir()):
-        if not (folder / "language.toml").is_file() or folder.name.startswith("_"):
+        toml = folder / "language.toml"
+        if folder.name.startswith("_") or not toml.is_file():
             continue
         try:
-            lang = _load(folder)
+            exts = tomllib.loads(toml.read_text(encoding="utf-8"))["extensions"]
         except Exception as exc:
             _errors[folder.name] = f"{type(exc).__name__}: {exc}"
-            log.error("grammars/%s not loaded: %s", folder.name, exc)
             continue
-        out[lang.name] = lang
+        for ext in exts:
+            out.setdefault(ext, folder)
+    return out
+
+
+@cache
+def _load_folder(folder: Path) -> Language | None:
+    """One language, compiled once per process. A folder that fails to load (a query that
+    does not compile) is recorded in ``load_errors()``: one broken language must not take
+    the others down."""
+    try:
+        return _load(folder)
+    except Exception as exc:
+        _errors[folder.name] = f"{type(exc).__name__}: {exc}"
+        log.error("grammars/%s not loaded: %s", folder.name, exc)
+        return None
+
+
+def registry() -> dict[str, Language]:
+    """Every language under grammars/, by name (compiles them all)."""
+    out: dict[str, Language] = {}
+    for folder in sorted(set(_folders().values())):
+        lang = _load_folder(folder)
+        if lang is not None:
+            out[lang.name] = lang
     return out
 
 
 def load_errors() -> dict[str, str]:
     registry()
     return dict(_errors)
-
-
-@cache
-def _by_extension() -> dict[str, Language]:
-    return {ext: lang for lang in registry().values() for ext in lang.extensions}
 
 
 def _patterns(source: str) -> list[str]:
@@ -194,8 +226,9 @@ def for_path(path: str) -> Language | None:
 
     None for extensions no grammar claims (answered with plain line windows).
     """
-    ext = PurePosixPath(path).suffix.lower()
-    lang = _by_extension().get(ext)
+    ext = posixpath.splitext(path)[1].lower()  # pathlib costs 10x: this runs per listed file
+    folder = _folders().get(ext)
+    lang = _load_folder(folder) if folder is not None else None
     if lang is None and ext in _generic_table():
         lang = _generic(*_generic_table()[ext])
     return lang

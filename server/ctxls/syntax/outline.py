@@ -14,7 +14,7 @@ from typing import NamedTuple
 import attrs
 import tree_sitter as ts
 
-from ctxls.syntax.languages import Language
+from ctxls.syntax.languages import Language, Matches
 from ctxls.syntax.text import LineIndex
 
 # Kinds whose body holds declarations to outline one by one rather than a body to elide.
@@ -205,20 +205,23 @@ def _within(node: ts.Node, region: tuple[int, int] | None) -> bool:
 def _extract(lang: Language, root: ts.Node, lines: LineIndex,
              region: tuple[int, int] | None = None, seed: tuple[Decl, ...] = (),
              at: ts.Node | None = None, own: bool = False,
-             extra_types: frozenset[str] = frozenset(),
+             extra_types: frozenset[str] = frozenset(), found: Matches | None = None,
              ) -> tuple[list[Decl], list[HeaderItem], list[Body], tuple[set[str], set[str]]]:
     """Declarations, header items and blocks found inside ``region`` (bytes; None = all).
 
     ``seed`` is the chain of declarations enclosing the region, outermost first; ``at``, a
     node whose subtree holds everything the region can yield (much cheaper to query);
-    with ``own``, only the declaration ``at`` itself (patterns rooted at it).
+    with ``own``, only the declaration ``at`` itself (patterns rooted at it). ``found``: the
+    outline query's matches over the whole tree, when the caller has already run it.
     """
-    cursor = ts.QueryCursor(lang.query)
-    if own:
-        cursor.set_max_start_depth(0)
-    cursors = [(cursor, at or root)]
-    if region is not None and at is None:
-        cursor.set_byte_range(*region)
+    cursors = []
+    if found is None:
+        cursor = ts.QueryCursor(lang.query)
+        if own:
+            cursor.set_max_start_depth(0)
+        cursors.append((cursor, at or root))
+        if region is not None and at is None:
+            cursor.set_byte_range(*region)
     at_top = at is None or (at.parent is not None and at.parent.id == root.id)
     if lang.top_query is not None and at_top and not own:
         top = ts.QueryCursor(lang.top_query)
@@ -233,7 +236,7 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
     header: list[tuple[str, ts.Node]] = []
     blocks: list[ts.Node] = []
 
-    matches = [m for c, node in cursors for m in c.matches(node)]
+    matches = [*(found or ()), *(m for c, node in cursors for m in c.matches(node))]
     for _, caps in matches:
         for cap, nodes in caps.items():
             if cap.startswith("definition."):
@@ -367,10 +370,12 @@ def _assemble(lang: Language, root: ts.Node, lines: LineIndex, decls: list[Decl]
     )
 
 
-def extract(lang: Language, tree: ts.Tree, lines: LineIndex) -> Outline:
-    """The outline of one parsed file. Pure: same tree and text, same outline."""
+def extract(lang: Language, tree: ts.Tree, lines: LineIndex,
+            found: Matches | None = None) -> Outline:
+    """The outline of one parsed file. Pure: same tree and text, same outline.
+    ``found``: the outline query's matches over the tree, if already run."""
     root = tree.root_node
-    decls, header, blocks, types = _extract(lang, root, lines)
+    decls, header, blocks, types = _extract(lang, root, lines, found=found)
     return _assemble(lang, root, lines, decls, header, blocks, types)
 
 

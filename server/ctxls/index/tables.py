@@ -1,0 +1,123 @@
+"""A file's extracted tables (outline and references), decoded on first use.
+
+They cross the scan's process boundary and the persistent cache as one pickled payload,
+beside the two facts every file is asked for up front: the names the inverted index files
+it under, and its parse-error count. Unpickling every table costs more than a warm start's
+whole budget, and most files are never asked about; a file pays when a request reads it.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeVar
+
+from ctxls.index.refs import Binding, Call, Import, Refs
+from ctxls.syntax.outline import Body, Decl, HeaderItem, Outline, Span
+
+T = TypeVar("T")
+
+# ---- the payload codec: rows of NamedTuples travel as columns --------------------------
+# Pickling a NamedTuple costs a Python call per object (``__getnewargs__``); a file has
+# hundreds of calls and spans. ``zip(*rows)`` turns them into a few tuples of ints and
+# strings in C, which pickle fast; decoding (only of files a request reads) rebuilds them.
+_SPAN_FIELDS = tuple(i for i, f in enumerate(Decl._fields) if f in ("span", "name_span",
+                                                                     "signature"))
+_BODY_FIELD = Decl._fields.index("body")
+
+
+def _cols(rows: Sequence[tuple[Any, ...]], width: int) -> list[tuple[Any, ...]]:
+    return list(zip(*rows, strict=True)) if rows else [()] * width
+
+
+def _rows(cls: type[T], cols: Iterable[tuple[Any, ...]]) -> tuple[T, ...]:
+    return tuple(map(cls, *cols))
+
+
+def _decls_enc(decls: Sequence[Decl]) -> list[Any]:
+    cols: list[Any] = _cols(decls, len(Decl._fields))
+    for i in _SPAN_FIELDS:
+        cols[i] = _cols(cols[i], 4)
+    cols[_BODY_FIELD] = tuple(None if b is None else tuple(b) for b in cols[_BODY_FIELD])
+    return cols
+
+
+def _decls_dec(cols: list[Any]) -> tuple[Decl, ...]:
+    cols = list(cols)
+    for i in _SPAN_FIELDS:
+        cols[i] = _rows(Span, cols[i])
+    cols[_BODY_FIELD] = tuple(None if b is None else Body(*b) for b in cols[_BODY_FIELD])
+    return _rows(Decl, cols)
+
+
+def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
+    o = (outline.language, outline.line_count, _decls_enc(outline.decls),
+         tuple(h.kind for h in outline.header), _cols([h.span for h in outline.header], 4),
+         tuple(map(tuple, outline.blocks)), _cols(outline.errors, 4),
+         _decls_enc(outline.shadowed), outline.bodied_types, outline.def_types)
+    r = None if refs is None else (
+        _cols(refs.imports, 5), _cols(refs.calls, 5), _cols(refs.bindings, 3), refs.bases,
+        refs.returns)
+    return o, r
+
+
+def decode(data: tuple[Any, ...]) -> tuple[Outline, Refs | None]:
+    o, r = data
+    outline = Outline(
+        language=o[0], line_count=o[1], decls=_decls_dec(o[2]),
+        header=tuple(map(HeaderItem, o[3], _rows(Span, o[4]))),
+        blocks=tuple(Body(*b) for b in o[5]),
+        errors=_rows(Span, o[6]), shadowed=_decls_dec(o[7]), bodied_types=o[8],
+        def_types=o[9])
+    refs = None if r is None else Refs(_rows(Import, r[0]), _rows(Call, r[1]),
+                                       _rows(Binding, r[2]), r[3], r[4])
+    return outline, refs
+
+
+def index_names(refs: Refs) -> frozenset[str]:
+    """What a file is filed under: the names it calls, imports, or binds by import."""
+    return frozenset({c.name for c in refs.calls}
+                     | {i.name for i in refs.imports if i.name}
+                     | {i.local for i in refs.imports})
+
+
+class Tables:
+    __slots__ = ("_payload", "_value", "errors", "names")
+
+    def __init__(self, payload: bytes | None, names: str | None, errors: int,
+                 value: tuple[Outline, Refs | None] | None = None) -> None:
+        self._payload = payload
+        self._value = value
+        self.names = names  # "\n"-joined index names; None: the language has no refs query
+        self.errors = errors  # ERROR/MISSING nodes in the parse
+
+    @classmethod
+    def of(cls, outline: Outline, refs: Refs | None) -> Tables:
+        names = None if refs is None else "\n".join(sorted(index_names(refs)))
+        return cls(None, names, len(outline.errors), (outline, refs))
+
+    def _get(self) -> tuple[Outline, Refs | None]:
+        if self._value is None:
+            assert self._payload is not None
+            self._value = decode(pickle.loads(self._payload))
+        return self._value
+
+    @property
+    def outline(self) -> Outline:
+        return self._get()[0]
+
+    @property
+    def refs(self) -> Refs | None:
+        return self._get()[1]
+
+    def name_set(self) -> frozenset[str]:
+        return frozenset(self.names.split("\n")) if self.names else frozenset()
+
+    def payload(self) -> bytes:
+        if self._payload is None:
+            assert self._value is not None
+            self._payload = pickle.dumps(encode(*self._value), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._payload
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Tables, (self.payload(), self.names, self.errors))

@@ -1,0 +1,129 @@
+"""The persistent index: which rows a warm start trusts, and what it leaves pickled."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from pathlib import Path
+
+from ctxls.index.scan import index_file
+from ctxls.index.store import RACY_NS, Store, warm
+from ctxls.index.tables import Tables, index_names
+
+SRC = b"import os\n\ndef area(w, h):\n    return os.path.join(w, h)\n"
+
+
+def _saved(tmp_path: Path, age_ns: int) -> tuple[Store, Path, list[tuple[str, str]]]:
+    """A one-file workspace whose file was last modified ``age_ns`` before it was saved."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    f = root / "geo.py"
+    f.write_bytes(SRC)
+    store = Store(tmp_path / "cache", root)
+    entry = index_file("geo.py", str(f), 1 << 20)
+    store.save([entry])
+    written = store.db.execute("SELECT written_ns FROM files").fetchone()[0]
+    os.utime(f, ns=(written - age_ns, written - age_ns))
+    store.db.execute("UPDATE files SET mtime_ns = ?", (written - age_ns,))
+    store.db.commit()
+    return store, f, [("geo.py", str(f))]
+
+
+def test_an_old_unchanged_stat_is_trusted_without_reading(tmp_path: Path) -> None:
+    store, f, plan = _saved(tmp_path, 10 * RACY_NS)
+    st = f.stat()
+    f.write_bytes(SRC.replace(b"area", b"zone"))  # same size...
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # ...and the recorded mtime, as git
+    hits, misses = warm(plan, store.load(), 1 << 20)
+    assert misses == []
+    assert [d.name for d in hits[0].outline.decls if d.kind == "function"] == ["area"]
+
+
+def test_a_racy_row_is_checked_by_hash(tmp_path: Path) -> None:
+    store, f, plan = _saved(tmp_path, RACY_NS // 2)
+    st = f.stat()
+    f.write_bytes(SRC.replace(b"area", b"zone"))
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    hits, misses = warm(plan, store.load(), 1 << 20)
+    assert hits == [] and misses == plan
+
+
+def test_a_changed_stat_is_checked_by_hash(tmp_path: Path) -> None:
+    store, f, plan = _saved(tmp_path, 10 * RACY_NS)
+    os.utime(f)  # touched, same bytes: still a hit
+    hits, misses = warm(plan, store.load(), 1 << 20)
+    assert misses == [] and hits[0].digest == index_file("geo.py", str(f), 1 << 20).digest
+    f.write_bytes(SRC + b"\n")  # edited: a miss
+    hits, misses = warm(plan, store.load(), 1 << 20)
+    assert hits == [] and misses == plan
+
+
+def test_tables_stay_pickled_until_read(tmp_path: Path) -> None:
+    store, _, plan = _saved(tmp_path, 10 * RACY_NS)
+    tables = warm(plan, store.load(), 1 << 20)[0][0].tables
+    assert tables is not None and tables._value is None
+    fresh = index_file("geo.py", plan[0][1], 1 << 20).tables
+    assert fresh is not None and fresh.refs is not None
+    assert tables.name_set() == index_names(fresh.refs) >= {"join", "os"}
+    assert tables.errors == 0 and tables._value is None  # the index needs no unpickling
+    assert tables.outline == fresh.outline and tables.refs == fresh.refs
+
+
+def test_tables_cross_a_process_boundary_as_one_payload() -> None:
+    from ctxls.index.scan import index_bytes
+
+    tables = index_bytes("geo.py", "/x/geo.py", SRC, 0, 1 << 20).tables
+    assert isinstance(tables, Tables)
+    copy = pickle.loads(pickle.dumps(tables))
+    assert copy._value is None and copy.names == tables.names
+    assert copy.outline == tables.outline
+
+
+def test_the_payload_codec_round_trips_every_fixture() -> None:
+    """Every outline and reference table of the bundled example and the per-language
+    fixtures decodes to what was encoded (field by field, types included)."""
+    from ctxls.index.tables import decode, encode
+
+    repo = Path(__file__).resolve().parents[2]
+    files = [*(repo / "examples").rglob("*"), *(repo / "tests" / "fixtures").rglob("*")]
+    seen = 0
+    for f in sorted(files):
+        if not f.is_file():
+            continue
+        tables = index_file(f.name, str(f), 1 << 20).tables
+        if tables is None:
+            continue
+        outline, refs = tables.outline, tables.refs
+        back_outline, back_refs = decode(pickle.loads(pickle.dumps(encode(outline, refs))))
+        assert back_outline == outline and back_refs == refs, f
+        assert (back_outline.bodied_types, back_outline.def_types) == (
+            outline.bodied_types, outline.def_types)
+        assert [type(d.span) for d in back_outline.decls] == [type(d.span) for d in outline.decls]
+        assert [type(d.body) for d in back_outline.decls] == [type(d.body) for d in outline.decls]
+        seen += bool(outline.decls) and bool(refs and refs.calls)
+    assert seen >= 20
+
+
+def test_one_scan_pass_equals_the_two_separate_queries() -> None:
+    """The scan runs outline.scm and references.scm as one query; its tables must be the
+    ones each query gives alone (the path edits and open documents take)."""
+    from ctxls.index import refs as refs_mod
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import extract
+    from ctxls.syntax.text import LineIndex
+
+    repo = Path(__file__).resolve().parents[2]
+    checked = 0
+    for f in sorted([*(repo / "examples").rglob("*"), *(repo / "tests" / "fixtures").rglob("*"),
+                     *(repo / "server").rglob("*.py")]):
+        lang = languages.for_path(f.name)
+        if not f.is_file() or lang is None or lang.refs_query is None:
+            continue
+        data = f.read_bytes()
+        tables = index_file(f.name, str(f), 1 << 20).tables
+        assert tables is not None
+        tree = lang.parser().parse(data)
+        assert tables.outline == extract(lang, tree, LineIndex(data)), f
+        assert tables.refs == refs_mod.extract(lang, tree.root_node), f
+        checked += 1
+    assert checked >= 40
