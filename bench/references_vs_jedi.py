@@ -128,7 +128,7 @@ def definitions(project: str, root: Path, package: str) -> list[Sym]:
             continue
         if any(part in ("tests", "test") for part in rel.split("/")):
             continue
-        text = path.read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
         lines = text.splitlines()
         tree = ast.parse(text)
 

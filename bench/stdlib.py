@@ -35,7 +35,7 @@ from ctxls_client import CtxClient
 def scan(root: Path, procs: int) -> tuple[float, int, int]:
     """The server's cold-scan path: walk + index_batch over a pool (batches of 48)."""
     start = time.perf_counter()
-    plan = [(rel, str(p)) for rel, p in walk(root)]
+    plan = list(walk(root))
     batches = [plan[i : i + 48] for i in range(0, len(plan), 48)]
     entries = []
     if procs == 1:
@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=200)
     args = ap.parse_args()
     root = args.root.resolve()
-    files = [str(p) for _, p in walk(root) if p.suffix == ".py"]
+    files = [p for _, p in walk(root) if p.endswith(".py")]
     size = sum(Path(f).stat().st_size for f in files)
     print(f"corpus: {root} — {len(files)} .py files, {size / 1e6:.1f} MB")
 

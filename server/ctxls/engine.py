@@ -216,7 +216,7 @@ class Engine:
     def scan_plan(self) -> list[tuple[str, str]]:
         plan: list[tuple[str, str]] = []
         for root in self.roots:
-            plan.extend((rel, str(path)) for rel, path in walk(root, self.options.exclude))
+            plan.extend(walk(root, self.options.exclude))
         self.planned = len(plan)
         return plan
 

@@ -49,8 +49,7 @@ class FileInfo(NamedTuple):
 
 
 def _style(path: str) -> str | None:
-    lang = languages.for_path(path)
-    return lang.module_style if lang is not None and lang.refs_query is not None else None
+    return languages.module_style(path)
 
 
 def _implicit_self(info: FileInfo) -> bool:

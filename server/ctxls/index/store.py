@@ -139,7 +139,7 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
     hits: list[FileEntry] = []
     misses: list[tuple[str, str]] = []
     for rel, abspath in plan:
-        lang = languages.for_path(rel)
+        lang = languages.name_for(rel)
         if lang is None:  # listed, never parsed: a stat is all it costs
             hits.append(index_file(rel, abspath, max_bytes))
             continue
@@ -167,7 +167,7 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
         if digest != row.digest:
             misses.append((rel, abspath))
             continue
-        hits.append(FileEntry(path=rel, abspath=abspath, language=lang.name, size=st.st_size,
+        hits.append(FileEntry(path=rel, abspath=abspath, language=lang, size=st.st_size,
                               mtime_ns=st.st_mtime_ns, digest=digest, status="ok",
                               non_utf8=bool(row.non_utf8), data=None,
                               tables=Tables(row.payload, row.names, row.errors)))

@@ -15,6 +15,7 @@ import threading
 import tomllib
 from functools import cache
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import attrs
 import tree_sitter as ts
@@ -124,23 +125,37 @@ def _load(folder: Path) -> Language:
 _errors: dict[str, str] = {}
 
 
+class Known(NamedTuple):
+    """What the TOML file and the folder listing say about a language, before compiling."""
+
+    folder: Path
+    name: str
+    module_style: str
+    has_refs: bool  # a references.scm (its own or the one it shares)
+
+
 @cache
-def _folders() -> dict[str, Path]:
-    """Grammar folders by extension. Only the small TOML files are read: compiling a
-    language's queries waits until a file of that language turns up (a Python workspace
-    never pays for Rust's queries, in the server or in a scan worker)."""
-    out: dict[str, Path] = {}
+def _folders() -> dict[str, Known]:
+    """Languages by extension. Only the small TOML files are read: compiling a language's
+    queries waits until a file of that language is parsed (a Python workspace never pays for
+    Rust's queries, and a warm start that parses nothing compiles nothing)."""
+    out: dict[str, Known] = {}
     for folder in sorted(grammars_dir().iterdir()):
         toml = folder / "language.toml"
         if folder.name.startswith("_") or not toml.is_file():
             continue
         try:
-            exts = tomllib.loads(toml.read_text(encoding="utf-8"))["extensions"]
+            data = tomllib.loads(toml.read_text(encoding="utf-8"))
+            where = [folder, *([folder.parent / data["queries_from"]]
+                               if "queries_from" in data else [])]
+            known = Known(folder, data["name"], data.get("module_style", "python"),
+                          any((w / "references.scm").is_file() for w in where))
+            exts = data["extensions"]
         except Exception as exc:
             _errors[folder.name] = f"{type(exc).__name__}: {exc}"
             continue
         for ext in exts:
-            out.setdefault(ext, folder)
+            out.setdefault(ext, known)
     return out
 
 
@@ -160,7 +175,7 @@ def _load_folder(folder: Path) -> Language | None:
 def registry() -> dict[str, Language]:
     """Every language under grammars/, by name (compiles them all)."""
     out: dict[str, Language] = {}
-    for folder in sorted(set(_folders().values())):
+    for folder in sorted({k.folder for k in _folders().values()}):
         lang = _load_folder(folder)
         if lang is not None:
             out[lang.name] = lang
@@ -227,8 +242,26 @@ def for_path(path: str) -> Language | None:
     None for extensions no grammar claims (answered with plain line windows).
     """
     ext = posixpath.splitext(path)[1].lower()  # pathlib costs 10x: this runs per listed file
-    folder = _folders().get(ext)
-    lang = _load_folder(folder) if folder is not None else None
+    known = _folders().get(ext)
+    lang = _load_folder(known.folder) if known is not None else None
     if lang is None and ext in _generic_table():
         lang = _generic(*_generic_table()[ext])
     return lang
+
+
+def name_for(path: str) -> str | None:
+    """The name ``for_path`` would give, without compiling anything (a warm start needs the
+    name only). A generic grammar that fails to load is still named here."""
+    ext = posixpath.splitext(path)[1].lower()
+    known = _folders().get(ext)
+    if known is not None:
+        return known.name
+    row = _generic_table().get(ext)
+    return row[0] if row is not None else None
+
+
+def module_style(path: str) -> str | None:
+    """How import paths name the file's modules, for languages with reference tables;
+    from the TOML file, without compiling anything."""
+    known = _folders().get(posixpath.splitext(path)[1].lower())
+    return known.module_style if known is not None and known.has_refs else None
