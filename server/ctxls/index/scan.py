@@ -177,7 +177,10 @@ def index_batch(batch: list[tuple[str, str]], max_bytes: int) -> list[FileEntry]
     try:
         # Tables only: sending the text back would double what crosses the process boundary,
         # and the server reads a file again (checking its hash) when it has to show it.
-        return [index_file(rel, abspath, max_bytes, keep_data=False) for rel, abspath in batch]
+        # Encoded here, while collections are off, and the decoded tables freed at once.
+        out = [index_file(rel, abspath, max_bytes, keep_data=False) for rel, abspath in batch]
+        return [e if e.tables is None else attrs.evolve(e, tables=e.tables.packed())
+                for e in out]
     finally:
         if enabled:
             gc.enable()

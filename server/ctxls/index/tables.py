@@ -119,5 +119,9 @@ class Tables:
             self._payload = pickle.dumps(encode(*self._value), protocol=pickle.HIGHEST_PROTOCOL)
         return self._payload
 
+    def packed(self) -> Tables:
+        """The same tables holding only the payload (what a scan worker sends back)."""
+        return Tables(self.payload(), self.names, self.errors)
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (Tables, (self.payload(), self.names, self.errors))
