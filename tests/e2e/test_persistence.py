@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from ctxls_client import CtxClient
@@ -42,3 +43,41 @@ async def test_a_corrupt_cache_is_rebuilt_not_trusted(workspace: Path, tmp_path:
         assert (await ctx.skeleton("auth/tokens.py", "refresh_token")).mode == "skeleton"
     async with await _start(workspace, cache) as ctx:
         assert (await ctx.status()).from_cache >= 15  # rebuilt, and good again
+
+
+def _children(pid: int) -> list[str]:
+    """Command lines of every descendant process but multiprocessing's resource tracker
+    (which must outlive the pool's semaphores to unlink them)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            kids = [int(k) for k in Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+        except OSError:
+            continue
+        for k in kids:
+            with contextlib.suppress(OSError):
+                cmd = Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                if "resource_tracker" not in cmd:
+                    out.append(cmd)
+        todo.extend(kids)
+    return out
+
+
+async def test_a_scan_with_workers_leaves_no_process_behind(tmp_path: Path) -> None:
+    import asyncio
+
+    root = tmp_path / "many"
+    for i in range(400):  # over the pool threshold: the scan forks worker processes
+        (root / f"pkg{i % 8}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i % 8}" / f"m{i}.py").write_text(f"def f{i}(x):\n    return g(x) + {i}\n")
+    async with await CtxClient.start(root, options={"persist": False, "scanProcesses": 2},
+                                     wait_for_index=True) as ctx:
+        assert (await ctx.status()).indexed == 400
+        for _ in range(100):
+            if not _children(ctx.proc.pid):
+                break
+            await asyncio.sleep(0.1)
+        assert _children(ctx.proc.pid) == []
+        sym = await ctx.read_symbol("pkg7/m399.py", "f399")
+        assert sym.kind == "function"  # still serving
