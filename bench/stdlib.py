@@ -18,7 +18,9 @@ import argparse
 import asyncio
 import multiprocessing
 import random
+import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -76,8 +78,9 @@ def edit_in_process(path: Path, edits: int) -> list[float]:
 
 
 async def through_server(root: Path, files: list[Path], big: Path, edits: int) -> None:
+    cache = tempfile.mkdtemp(prefix="ctxls-bench-cache-")  # a cold start, every run
     t0 = time.perf_counter()
-    client = await CtxClient.start(root, timeout=600)
+    client = await CtxClient.start(root, options={"cacheDir": cache}, timeout=600)
     status = await client.status(wait=True)
     ready = time.perf_counter() - t0
     pid = client.proc.pid
@@ -135,6 +138,7 @@ async def through_server(root: Path, files: list[Path], big: Path, edits: int) -
                   f"({len(lines)} lines), through the server", lat))
     print(f"server RSS at end {rss_mib(pid):.0f} MiB")
     await client.close()
+    shutil.rmtree(cache, ignore_errors=True)
 
 
 def main() -> None:
