@@ -26,6 +26,10 @@ from lsprotocol.types import (
 
 from ctxls import protocol as p
 from ctxls.config import Options
+from ctxls.context.collect import collect
+from ctxls.context.compress import terms
+from ctxls.context.construct import build
+from ctxls.context.model import Evidence, Text
 from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
 from ctxls.index import refs as refs_mod
 from ctxls.index.refs import Call
@@ -627,6 +631,61 @@ class Engine:
                             dv.position(s.end_row, s.end_col)),
                 relation=dep.relation, line=dep.row + 1))
         return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+
+    def construct(self, params: p.ConstructParams) -> p.DecisionContext:
+        """The context window for one decision (spec 08): gather, then the pure pipeline."""
+        encoding = params.encoding or self.options.encoding
+        count = tokenizer(encoding).count
+        got = collect(self, params)
+        built = build(got.items, intent=params.intent, ceiling=params.ceiling,
+                      reservations=params.reservations, count=count,
+                      decision_terms=terms(params.task, got.target,
+                                           *(o.text for o in params.obligations)),
+                      exemplars=frozenset(got.exemplars))
+        views: dict[str, View] = {}
+
+        def ranges(e: Evidence, text: Text) -> list[Range]:
+            if e.path is None or not text.shown:
+                return []
+            v = views.get(e.path) or views.setdefault(e.path, self.view(self.locate(path=e.path)))
+            return [v.range(a, min(b, len(v.lines) - 1)) for a, b in text.shown
+                    if a < len(v.lines)]
+
+        def uri(e: Evidence) -> str | None:
+            return self.locate(path=e.path).uri if e.path else None
+
+        window = [p.WindowItem(
+            id=w.item.id, role=w.item.role, kind=w.item.kind, source=w.item.source,
+            rendering=w.rendering, placement=w.placement, uri=uri(w.item), path=w.item.path,
+            symbol=w.item.symbol,
+            shown=[] if w.pointer_to or w.rendering not in w.item.renderings
+            else ranges(w.item, w.view),
+            tokens=w.tokens, text=w.text, provenance=w.item.provenance,
+            pointer_to=w.pointer_to) for w in built.outcome.window]
+        by_id = {e.id: e for e in built.pool}
+        gate_log = [p.GateEntry(d.id, d.decision, d.driver, d.reason, by_id[d.id].kind,
+                                by_id[d.id].source, by_id[d.id].path, by_id[d.id].symbol)
+                    for d in built.gate_log]
+        omitted = [p.OmittedItem(
+            id=o.item.id, reason=why, kind=o.item.kind, path=o.item.path, symbol=o.item.symbol,
+            start_line=o.item.rows[0] + 1 if o.item.rows and not o.item.symbol else None,
+            end_line=o.item.rows[1] + 1 if o.item.rows and not o.item.symbol else None)
+            for o, why in built.outcome.omitted]
+        omitted += [p.OmittedItem(e.id, "over the pool cap of 256 items", e.kind, e.path,
+                                  e.symbol, None, None) for e in built.queued]
+        omitted += [p.OmittedItem(d.id, d.reason, by_id[d.id].kind, by_id[d.id].path,
+                                  by_id[d.id].symbol, None, None)
+                    for d in built.gate_log if d.decision in ("rejected",)]
+        current = params.obligations[0] if params.obligations else None
+        return p.DecisionContext(
+            task=params.task, acceptance_criteria=params.acceptance_criteria,
+            current_obligation=current, target=got.target, intent=params.intent,
+            window=window, text=built.outcome.text, token_count=built.outcome.tokens,
+            ceiling=params.ceiling, encoding=encoding,
+            budget_log=[p.BudgetEntry(s.step, s.item, s.detail, s.tokens)
+                        for s in built.outcome.steps],
+            gate_log=gate_log, omitted=omitted, flagged=built.outcome.flagged,
+            table_misses=built.misses, notes=got.notes)
 
     def definition_at(self, uri: str, line: int, character: int) -> Location | None:
         v = self.view(self.locate(uri=uri))

@@ -209,3 +209,117 @@ class DependenciesResult:
     symbol: str
     path: str
     dependencies: list[DependencyItem]
+
+
+CONSTRUCT = "ctx/construct"
+
+
+@attrs.define
+class Obligation:
+    id: str = ""
+    text: str = ""
+    targets: list[str] = attrs.Factory(list)  # symbols, `path::Qualified.name` or bare
+    tests: list[str] = attrs.Factory(list)  # test functions, `path::test_name` or bare
+
+
+@attrs.define
+class LiveItem:
+    kind: str  # patch | error | traceback | test_output | tool_output
+    text: str
+    name: str | None = None  # the tool or command that produced it
+    superseded: bool = False  # already falsified: omitted from the window
+
+
+@attrs.define
+class RetrievedHit:
+    path: str
+    symbol: str | None = None
+    start_line: int | None = None  # 1-based, inclusive, when the hit is a line range
+    end_line: int | None = None
+    score: float = 0.0
+    query: str = ""
+
+
+@attrs.define
+class ConstructParams:
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None
+    target: Target | None = None
+    task: str = ""
+    intent: str = "edit"  # edit | rename | state | review
+    obligations: list[Obligation] = attrs.Factory(list)  # the first is the current one
+    acceptance_criteria: list[str] = attrs.Factory(list)
+    live: list[LiveItem] = attrs.Factory(list)  # oldest first: the last is the freshest
+    retrieved: list[RetrievedHit] = attrs.Factory(list)
+    ceiling: int = 24_000
+    reservations: dict[str, int] | None = None  # tokens per role, overriding the shares
+    encoding: str | None = None
+
+
+@attrs.define
+class WindowItem:
+    id: str
+    role: str  # core | target | tests | interfaces | call_sites | retrieved | live
+    kind: str
+    source: str
+    rendering: str  # verbatim | excerpt | signature | name | pointer | digest | truncated
+    placement: str  # front | middle | back
+    uri: str | None
+    path: str | None
+    symbol: str | None
+    shown: list[Range]  # original lines shown verbatim
+    tokens: int
+    text: str
+    provenance: str
+    pointer_to: str | None
+
+
+@attrs.define
+class GateEntry:
+    id: str
+    decision: str  # admitted | residue | residue-admitted | rejected
+    driver: str
+    reason: str
+    kind: str
+    source: str
+    path: str | None
+    symbol: str | None
+
+
+@attrs.define
+class BudgetEntry:
+    step: str
+    item: str | None
+    detail: str
+    tokens: int
+
+
+@attrs.define
+class OmittedItem:
+    id: str
+    reason: str
+    kind: str
+    path: str | None
+    symbol: str | None
+    start_line: int | None  # 1-based handle for ctx/readRange when there is no symbol
+    end_line: int | None
+
+
+@attrs.define
+class DecisionContext:
+    task: str
+    acceptance_criteria: list[str]
+    current_obligation: Obligation | None
+    target: str  # path::Qualified.name
+    intent: str
+    window: list[WindowItem]
+    text: str
+    token_count: int
+    ceiling: int
+    encoding: str
+    budget_log: list[BudgetEntry]
+    gate_log: list[GateEntry]
+    omitted: list[OmittedItem]
+    flagged: bool  # the stable core alone did not fit and was emitted alone
+    table_misses: list[str]  # (kind, relation) pairs the representation table lacks
+    notes: list[str]

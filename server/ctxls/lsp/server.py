@@ -320,6 +320,11 @@ def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
     return ls.engine.tests(params)
 
 
+@answer(p.CONSTRUCT, p.ConstructParams)
+def ctx_construct(ls: CtxServer, params: p.ConstructParams) -> p.DecisionContext:
+    return ls.engine.construct(params)
+
+
 @answer(p.DEPENDENCIES, p.SymbolParams)
 def ctx_dependencies(ls: CtxServer, params: p.SymbolParams) -> p.DependenciesResult:
     return ls.engine.dependencies(params)

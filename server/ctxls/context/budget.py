@@ -1,0 +1,261 @@
+"""(g) Token budgeting (spec 08 §3.7, seed 003): roles, tiers, the eviction ladder.
+
+Tokens are counted on the exact text the window will hold, headers and separators included.
+The fill runs in protection order, and each step is logged:
+
+1. the stable core (task, obligations, acceptance criteria) is placed first; if it alone is
+   over the ceiling, supporting detail goes, then the task text is cut to a window and the
+   result is flagged (the core is emitted alone);
+2. the freshest failing live output is placed next, cut to its tail if it must be;
+3. the roles fill in seed 003's order with reservations (default shares target 25, tests 15,
+   interfaces 10, call sites 8, retrieved 12) and unspent reservation flows down; an item
+   that does not fit moves down its representation ladder (verbatim, excerpt, signature,
+   name, pointer), a verbatim target is cut to its best sliding window, and what still does
+   not fit is omitted with a handle;
+4. older live output is last: verbatim if it fits, else a pointer (masking, ladder step 1);
+5. the composed text is counted whole; while it is over, the last supporting item is
+   demoted or omitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from ctxls.context.compress import IRREDUCIBLE, sliding_window, tail
+from ctxls.context.model import LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
+
+DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
+FAILING = ("test_output", "traceback", "error")
+LABEL = {
+    "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
+    "target": "target", "obligation-target": "obligation target", "state": "state",
+    "dependency": "definition used", "module-interface": "interface", "caller": "call site",
+    "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",
+    "retrieved": "retrieved", "digest": "impact", "live": "live",
+}
+
+
+@attrs.frozen
+class Outcome:
+    window: list[Placed]
+    steps: list[Step]
+    omitted: list[tuple[Placed, str]]  # (item at its best rendering, reason)
+    text: str
+    tokens: int
+    flagged: bool  # the core alone did not fit: it was emitted alone
+
+
+def header(p: Placed) -> str:
+    e = p.item
+    where = " :: ".join(x for x in (e.path, e.symbol) if x)
+    label = LABEL.get(e.relation, e.relation)
+    if e.kind in ("patch", "error", "traceback", "tool_output", "test_output"):
+        label = e.kind.replace("_", " ")
+    if p.pointer_to is not None:
+        return f"### {e.id} · {label} — {where or e.kind}: the same fact as {p.pointer_to}\n"
+    return f"### {e.id} · {label} · {p.rendering}" + (f" — {where}" if where else "") + "\n"
+
+
+def compose(p: Placed) -> str:
+    if p.pointer_to is not None or (p.rendering == "pointer" and "pointer" not in \
+            p.item.renderings):
+        return header(p)
+    return header(p) + p.view.text.rstrip("\n") + "\n"
+
+
+def join(items: list[Placed]) -> str:
+    return "\n".join(compose(p) for p in items)
+
+
+def _role(p: Placed) -> str:
+    return p.item.role
+
+
+def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
+        count: Callable[[str], int], decision_terms: frozenset[str]) -> Outcome:
+    steps: list[Step] = []
+    omitted: list[tuple[Placed, str]] = []
+    kept: dict[str, Placed] = {}
+
+    def cost(p: Placed) -> int:
+        return count(compose(p)) + 1  # the blank line between items
+
+    def keep(p: Placed) -> int:
+        c = cost(p)
+        kept[p.item.id] = attrs.evolve(p, text=compose(p), tokens=c)
+        return c
+
+    # 1. stable core
+    core = [p for p in items if _role(p) == STABLE]
+    spent = sum(cost(p) for p in core)
+    flagged = False
+    if spent > ceiling:  # ladder step 3: supporting detail, last first; never the task
+        for p in reversed([q for q in core if q.item.relation == "acceptance" or (
+                q.item.relation == "plan" and q.item.key != "plan:current")]):
+            if spent <= ceiling:
+                break
+            c = cost(p)
+            spent -= c
+            core.remove(p)
+            omitted.append((p, "supporting detail trimmed: the stable core was over the "
+                               "ceiling"))
+            steps.append(Step("core:trim", p.item.id, "supporting detail of the core", -c))
+    if spent > ceiling:
+        flagged = True
+        task = next((p for p in core if p.item.relation == "task"), core[0] if core else None)
+        others = sum(cost(p) for p in core if p is not task)
+        if task is not None:
+            room = ceiling - others - count(header(task)) - 2
+            cut = sliding_window(task.view, decision_terms, room, count,
+                                 "[task text cut to fit the ceiling]")
+            if cut is not None:
+                task = attrs.evolve(task, rendering="truncated", item=attrs.evolve(
+                    task.item, renderings={**task.item.renderings, "truncated": cut}))
+                core = [task if p.item.id == task.item.id else p for p in core]
+        core = [p for p in core if sum(cost(q) for q in core) <= ceiling or p is task]
+        steps.append(Step("core-only", None, "the stable core alone exceeds the ceiling: "
+                          "emitted alone, flagged", sum(cost(p) for p in core)))
+        for p in core:
+            keep(p)
+        for p in items:
+            if p.item.id not in kept:
+                omitted.append((p, "the stable core alone filled the ceiling"))
+        window = [kept[p.item.id] for p in items if p.item.id in kept]
+        text = join(window)
+        return Outcome(window, steps, omitted, text, count(text), True)
+    for p in core:
+        keep(p)
+    left = ceiling - spent
+
+    # 2. the freshest failing output, protected (cut to its tail when it must be)
+    live = [p for p in items if _role(p) == TRANSIENT and p.rendering != "omitted"]
+    failing = [p for p in live if p.item.kind in FAILING]
+    fresh = max(failing, key=lambda p: p.item.order) if failing else None
+    if fresh is not None:
+        cap = max(left // 4, min(left, 400))
+        c = cost(fresh)
+        if c > cap:
+            cut = tail(fresh.view, cap - count(header(fresh)) - 2, count,
+                       "[earlier lines of this output cut to fit]")
+            if cut is not None:
+                fresh = attrs.evolve(fresh, rendering="truncated", item=attrs.evolve(
+                    fresh.item, renderings={**fresh.item.renderings, "truncated": cut}))
+                steps.append(Step("transient:tail", fresh.item.id,
+                                  f"freshest failing output cut to its last lines ({c} tokens "
+                                  f"over a cap of {cap})", cost(fresh) - c))
+        if cost(fresh) <= left:
+            left -= keep(fresh)
+        else:
+            omitted.append((fresh, "no room even for the tail of the freshest failing output"))
+
+    # 3. roles, in order, with reservations; unspent reservation flows down
+    pool_for_roles = left
+    shares = {r: DEFAULT_SHARES[r] for r in ROLES}
+    total_share = sum(shares.values())
+    res = {r: (reservations[r] if reservations and r in reservations
+               else pool_for_roles * shares[r] // total_share) for r in ROLES}
+    steps.append(Step("reserve", None, ", ".join(f"{r} {res[r]}" for r in ROLES),
+                      sum(res.values())))
+    for i, role in enumerate(ROLES):
+        later = sum(res[r] for r in ROLES[i + 1 :])
+        allowance = min(left, max(res[role], left - later))
+        used = 0
+        for p in [q for q in items if _role(q) == role]:
+            room = allowance - used
+            got = _fit_item(p, room, count, decision_terms, steps, cost)
+            if got is None:
+                best = p
+                reason = (f"no room in the `{role}` role ({allowance} tokens, {used} used)")
+                if len(p.view.text.encode()) > IRREDUCIBLE and p.rendering in ("verbatim",
+                                                                               "excerpt"):
+                    reason += "; irreducible below 1 KB at its required rendering: flagged"
+                omitted.append((best, reason))
+                steps.append(Step("omit", p.item.id, reason, 0))
+                continue
+            used += keep(got)
+        left -= used
+        if used < allowance:
+            steps.append(Step("flow", None, f"{role}: {allowance - used} unspent tokens flow "
+                              "down", allowance - used))
+
+    # 4. older live output: verbatim if it fits, else a pointer (masking)
+    for p in sorted((q for q in live if fresh is None or q.item.id != fresh.item.id),
+                    key=lambda q: -q.item.order):
+        c = cost(p)
+        if c <= left:
+            left -= keep(p)
+            continue
+        masked = attrs.evolve(p, rendering="pointer")
+        if "pointer" in p.item.renderings and cost(masked) <= left:
+            steps.append(Step("transient:mask", p.item.id,
+                              "older output replaced by a pointer", cost(masked) - c))
+            left -= keep(masked)
+        else:
+            omitted.append((p, "older live output: no room even for a pointer"))
+            steps.append(Step("omit", p.item.id, "older live output", 0))
+    for p in items:
+        if p.rendering == "omitted" and p.item.id not in kept:
+            omitted.append((p, "superseded live history (omitted by the representation "
+                               "table)"))
+
+    # 5. count the whole text; shave supporting items while it is over
+    window = [kept[p.item.id] for p in items if p.item.id in kept]
+    text = join(window)
+    total = count(text)
+    while total > ceiling:
+        victim = next((p for p in reversed(window) if p.placement == "middle"), None) or next(
+            (p for p in reversed(window) if _role(p) not in (STABLE,)), None)
+        if victim is None:
+            break
+        window.remove(victim)
+        omitted.append((victim, "shaved: the composed window was over the ceiling"))
+        steps.append(Step("shave", victim.item.id, "composed text over the ceiling",
+                          -victim.tokens))
+        text = join(window)
+        total = count(text)
+    return Outcome(window, steps, omitted, text, total, flagged)
+
+
+def _fit_item(p: Placed, room: int, count: Callable[[str], int],
+              decision_terms: frozenset[str], steps: list[Step],
+              cost: Callable[[Placed], int]) -> Placed | None:
+    """``p`` at the richest rendering (no richer than its assigned one) that fits ``room``."""
+    if p.pointer_to is not None or p.rendering == "digest":
+        return p if cost(p) <= room else None
+    start = p.rendering if p.rendering in LADDER else "verbatim"
+    first_cost = cost(p)
+    if first_cost <= room:
+        return p
+    for name in LADDER[LADDER.index(start) + 1 :]:
+        if name not in p.item.renderings:
+            continue
+        q = attrs.evolve(p, rendering=name)
+        if p.item.relation == "target" and name in ("signature", "name", "pointer"):
+            # Before the target loses its body, try its best window of lines.
+            w = _window(p, room, count, decision_terms, cost)
+            if w is not None:
+                steps.append(Step("working-set:window", p.item.id,
+                                  f"{p.rendering} -> sliding window of the lines that overlap "
+                                  "the task most", cost(w) - first_cost))
+                return w
+        if cost(q) <= room:
+            steps.append(Step("working-set:downgrade", p.item.id, f"{p.rendering} -> {name}",
+                              cost(q) - first_cost))
+            return q
+    return None
+
+
+def _window(p: Placed, room: int, count: Callable[[str], int],
+            decision_terms: frozenset[str], cost: Callable[[Placed], int]) -> Placed | None:
+    base: Text | None = p.item.renderings.get("excerpt") or p.item.renderings.get("verbatim")
+    if base is None:
+        return None
+    cut = sliding_window(base, decision_terms, room - count(header(p)) - 2, count,
+                         "[a window of the lines that overlap the task most]")
+    if cut is None:
+        return None
+    q = attrs.evolve(p, rendering="truncated", item=attrs.evolve(
+        p.item, renderings={**p.item.renderings, "truncated": cut}))
+    return q if cost(q) <= room else None

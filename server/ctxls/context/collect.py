@@ -1,0 +1,463 @@
+"""Gathering the evidence pool for one decision from the index (the impure half of §3.1).
+
+Every candidate comes with the renderings later stages may choose among, built here from
+the index and the files: the target as a skeleton (or its excerpt, or its signature), the
+definitions it uses as signatures, the modules they live in as interface views, its call
+sites as the caller's signature plus the call span, the tests that exercise it as a name
+and an expectation (or the body), the wider impact as one digest line, and the live state
+and the agent's retrieved hits as they came. Everything is numbered with original lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING
+
+from ctxls import protocol as p
+from ctxls.context.model import Evidence, Text
+from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
+from ctxls.index.resolve import Reference, dependencies, references, tests_for
+from ctxls.syntax import languages
+from ctxls.syntax.outline import Decl
+from ctxls.syntax.skeleton import excerpt, render
+from ctxls.syntax.symbols import at_row, enclosing, resolve
+
+if TYPE_CHECKING:
+    from ctxls.engine import Engine, View
+
+INTENTS = ("edit", "rename", "state", "review")
+LIVE_KINDS = {"patch": "patch", "error": "live", "traceback": "live", "test_output": "live",
+              "tool_output": "live"}
+MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
+MAX_TESTS = 24
+MAX_CANDIDATES = 40
+ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
+
+
+class Collected:
+    def __init__(self) -> None:
+        self.items: list[Evidence] = []
+        self.exemplars: set[str] = set()
+        self.notes: list[str] = []
+        self.target = ""
+        self.views: dict[str, View] = {}
+
+
+def _text(engine: Engine, v: View, rows: list[tuple[int, int]]) -> Text:
+    r = excerpt(v.lines, rows, v.marker, engine.options.skeleton(True))
+    return Text(r.text, r.shown)
+
+
+def _sig_rows(d: Decl) -> list[tuple[int, int]]:
+    rows = [(d.span.start_row, max(d.span.start_row, d.signature.end_row))]
+    if d.body is not None and d.body.doc is not None:
+        rows.append((d.body.doc[0], d.body.doc[0]))
+    if d.keep_whole or d.body is None:
+        rows = [(d.span.start_row, min(d.span.last_row, d.span.start_row + 5))]
+    return rows
+
+
+def _name_line(v: View, d: Decl, extra: str = "") -> Text:
+    return Text(f"{v.loc.path}:{d.span.start_row + 1} {d.kind} {d.qualname}{extra}\n")
+
+
+def _expectation(v: View, d: Decl) -> str:
+    if d.doc:
+        first = d.doc.strip().strip("\"'").strip().split("\n", 1)[0].strip()
+        if first:
+            return first[:160]
+    for r in range(d.signature.end_row + 1, d.span.last_row + 1):
+        line = v.lines[r].strip()
+        if ASSERT.search(line):
+            return line[:160]
+    return "no assertion found in its body"
+
+
+def _symbol_view(engine: Engine, name: str, home: View) -> tuple[View, Decl] | None:
+    """A symbol named by an obligation or a test list: `path::Qualified.name`, or a bare
+    name looked up in the home file, then across the workspace's outlines."""
+    path, _, sym = name.rpartition("::")
+    if path:
+        v = engine.view(engine.locate(path=path))
+        return (v, resolve(v.outline, sym, v.loc.path)) if v.outline else None
+    if home.outline is not None:
+        try:
+            return home, resolve(home.outline, name, home.loc.path)
+        except CtxError:
+            pass
+    bare = name.rsplit(".", 1)[-1]
+    for key, entry in sorted(engine.entries.items()):
+        if entry.tables is None or entry.language != (home.lang.name if home.lang else None):
+            continue
+        outline = entry.outline
+        if outline is None or not any(d.name == bare for d in outline.decls):
+            continue
+        v = engine.view(engine.locate(path=key))
+        if v.outline is None:
+            continue
+        try:
+            return v, resolve(v.outline, name, v.loc.path)
+        except CtxError:
+            continue
+    return None
+
+
+def collect(engine: Engine, params: p.ConstructParams) -> Collected:
+    if params.intent not in INTENTS:
+        raise InvalidParams(f"`intent` must be one of {', '.join(INTENTS)}, not "
+                            f"`{params.intent}`")
+    if params.ceiling < 256:
+        raise InvalidParams("`ceiling` must be at least 256 tokens")
+    uri = params.text_document.uri if params.text_document else None
+    if not uri and not params.path:
+        raise InvalidParams("name the target's file: `path` or `textDocument.uri`")
+    loc = engine.locate(path=params.path, uri=uri)
+    v = engine.view(loc)
+    target = params.target or p.Target()
+    if v.outline is None:
+        why = ", ".join(v.notes) or "unsupported language"
+        raise UnknownSymbol(f"{v.loc.path} has no outline ({why}); ctx/construct needs a "
+                            "declaration to build around")
+    if target.symbol:
+        decl = resolve(v.outline, target.symbol, v.loc.path, target.line)
+    elif target.position is not None:
+        row = v.index.from_lsp(target.position.line, target.position.character,
+                               engine.encoding)[0]
+        found = at_row(v.outline, row)
+        if found is None:
+            raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}; name "
+                                "`target.symbol`")
+        decl = found
+    else:
+        raise InvalidParams("give `target.symbol` or `target.position`")
+    out = Collected()
+    out.target = f"{v.loc.path}::{decl.qualname}"
+    out.notes.extend(v.notes)
+    engine._sync_docs()
+    info = engine.refs.files.get(str(v.loc.abspath))
+    items = out.items
+    home_key = f"{v.loc.path}::{decl.qualname}"
+
+    # ---- 07: the task, the obligations, the acceptance criteria (the stable core) -------
+    if params.task.strip():
+        items.append(Evidence("", "07", "plan_node", params.task, "07: the task", "core",
+                              "task", {"verbatim": Text(params.task.strip() + "\n")},
+                              key="task"))
+    for i, ob in enumerate(params.obligations):
+        lines = [ob.text.strip()]
+        if ob.targets:
+            lines.append("targets: " + ", ".join(ob.targets))
+        if ob.tests:
+            lines.append("tests: " + ", ".join(ob.tests))
+        body = "\n".join(x for x in lines if x) + "\n"
+        items.append(Evidence("", "07", "plan_node", body,
+                              f"07: obligation {ob.id or i + 1}"
+                              + (" (current)" if i == 0 else ""), "core", "plan",
+                              {"verbatim": Text(body)},
+                              key="plan:current" if i == 0 else f"plan:{ob.id or i + 1}",
+                              obligations=(ob.id or str(i + 1),)))
+    for crit in params.acceptance_criteria:
+        if crit.strip():
+            items.append(Evidence("", "07", "acceptance_criteria", crit,
+                                  "07: acceptance criterion", "core", "acceptance",
+                                  {"verbatim": Text(crit.strip() + "\n")},
+                                  key=f"acceptance:{crit.strip()}"))
+
+    # ---- 05: the target, as a skeleton of its file ---------------------------------------
+    small = len(v.data) <= engine.options.whole_max_tokens * 8
+    opts = engine.options.skeleton(True)
+    sk = render(v.outline, v.lines, v.marker, v.comment, decl,
+                engine._tokens(v.data.decode("utf-8", errors="replace")) if small else None,
+                opts)
+    lineage: list[tuple[int, int]] = [(h.span.start_row, h.span.last_row)
+                                      for h in v.outline.header if h.kind in ("import",
+                                                                               "package")]
+    for outer in enclosing(v.outline, decl):
+        lineage += _sig_rows(outer)
+    deps = dependencies(engine.refs, info.key, decl, v.lines) if info is not None else []
+    same_file = [d for d in deps if d.key == info.key] if info is not None else []
+    own = (decl.span.start_row, decl.span.last_row)
+    excerpt_rows = [*lineage, *(r for d in same_file for r in _sig_rows(d.decl)), own]
+    items.append(Evidence(
+        "", "05", "changed_entity", "", f"05: the target {decl.qualname} ({sk.mode}: "
+        f"{sk.reason})", "target", "target",
+        {"verbatim": Text(sk.text, sk.shown), "excerpt": _text(engine, v, excerpt_rows),
+         "signature": _text(engine, v, [*lineage, *_sig_rows(decl)]),
+         "name": _name_line(v, decl)},
+        path=v.loc.path, symbol=decl.qualname, rows=own, key=home_key))
+
+    # ---- 07: other targets the obligations name ------------------------------------------
+    for ob in params.obligations:
+        for name in ob.targets:
+            try:
+                named_target = _symbol_view(engine, name, v)
+            except CtxError as exc:
+                out.notes.append(f"obligation target `{name}`: {exc.message}")
+                continue
+            if named_target is None:
+                out.notes.append(f"obligation target `{name}` not found")
+                continue
+            tv, od = named_target
+            if f"{tv.loc.path}::{od.qualname}" == home_key:
+                continue
+            imports = [(h.span.start_row, h.span.last_row) for h in (tv.outline.header
+                       if tv.outline else ()) if h.kind == "import"]
+            items.append(Evidence(
+                "", "07", "changed_entity", "", f"07: named by obligation {ob.id}",
+                "target", "obligation-target",
+                {"verbatim": _text(engine, tv, [*imports,
+                                                (od.span.start_row, od.span.last_row)]),
+                 "signature": _text(engine, tv, _sig_rows(od)), "name": _name_line(tv, od)},
+                path=tv.loc.path, symbol=od.qualname,
+                rows=(od.span.start_row, od.span.last_row),
+                key=f"{tv.loc.path}::{od.qualname}", obligations=(ob.id,)))
+
+    # ---- 03: what the target uses, and the interfaces of the modules they live in --------
+    modules: dict[str, set[str]] = {}
+    for dep in deps:
+        dv = v if dep.key == (info.key if info else "") else engine.view(
+            engine.locate(path=dep.key))
+        d = dep.decl
+        items.append(Evidence(
+            "", "03", "symbol", "", f"03: {decl.name} uses it ({dep.relation}, line "
+            f"{dep.row + 1})", "interfaces", "dependency",
+            {"verbatim": _text(engine, dv, [(d.span.start_row, d.span.last_row)]),
+             "signature": _text(engine, dv, _sig_rows(d)), "name": _name_line(dv, d)},
+            path=dv.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
+            key=f"{dv.loc.path}::{d.qualname}"))
+        if dv.loc.path != v.loc.path:
+            modules.setdefault(dep.key, set()).add(d.qualname)
+    for key, used in modules.items():
+        mv = engine.view(engine.locate(path=key))
+        if mv.outline is None:
+            continue
+        public = [d for d in mv.outline.decls
+                  if d.qualname not in used and not d.name.startswith("_")
+                  and not any(part.startswith("_") for part in d.parents)
+                  and d.kind not in ("field",)
+                  and (not d.parents or d.kind in ("method", "function", "attribute"))]
+        if not public:
+            continue
+        rows = [r for d in public for r in _sig_rows(d)]
+        names = ", ".join(d.qualname for d in public[:60])
+        items.append(Evidence(
+            "", "03", "symbol", "", f"03: the rest of the public interface of {mv.loc.path}, "
+            "which the target depends on", "interfaces", "module-interface",
+            {"signature": _text(engine, mv, rows),
+             "name": Text(f"{mv.loc.path}: {names}\n")},
+            path=mv.loc.path, key=f"{mv.loc.path}::*"))
+
+    # ---- 06: call sites, tests, the digest -------------------------------------------------
+    resolved: list[Reference] = []
+    candidates: list[Reference] = []
+    if info is not None:
+        resolved, candidates = references(engine.refs, info.key, decl)
+    is_test = _is_test
+    callers = [r for r in resolved if not is_test(r.path)]
+    if params.intent == "rename":
+        listing = [f"{r.path}:{r.call.row + 1}:{r.call.col + 1} in {r.enclosing or '<module>'}"
+                   f": {_line(engine, out, r.key, r.call.row)}" for r in resolved]
+        listing += [f"{r.path}:{r.call.row + 1}:{r.call.col + 1} (unproven: {r.why}): "
+                    f"{_line(engine, out, r.key, r.call.row)}" for r in candidates]
+        body = (f"{len(resolved)} references of {decl.qualname}"
+                + (f", {len(candidates)} unproven name matches" if candidates else "")
+                + (" (index incomplete)" if engine.scanning else "") + "\n"
+                + "\n".join(listing) + ("\n" if listing else ""))
+        items.append(Evidence("", "06", "graph_edge", body, "06: every reference (rename)",
+                              "call_sites", "reference", {"name": Text(body)},
+                              key=f"refs:{home_key}"))
+    for r in callers[:MAX_CALLERS]:
+        cv = _view(engine, out, r.key)
+        rows = []
+        if cv.outline is not None:
+            binds = {decl.name, *(decl.parents[-1:] if decl.parents else ())}
+            rows += [(h.span.start_row, h.span.last_row) for h in cv.outline.header
+                     if h.kind == "import" and any(b in "\n".join(
+                         cv.lines[h.span.start_row : h.span.last_row + 1]) for b in binds)]
+            around = at_row(cv.outline, r.call.row)
+            if around is not None:
+                rows += _sig_rows(around)[:1]
+        rows.append((max(0, r.call.row - 1), min(len(cv.lines) - 1, r.call.row + 1)))
+        items.append(Evidence(
+            "", "06", "graph_edge", "", f"06: CalledBy {r.enclosing or cv.loc.path} "
+            f"({r.why})", "call_sites", "caller",
+            {"signature": _text(engine, cv, rows),
+             "name": Text(f"{cv.loc.path}:{r.call.row + 1} in {r.enclosing or '<module>'}: "
+                          f"{cv.lines[r.call.row].strip()}\n")},
+            path=cv.loc.path, symbol=r.enclosing, rows=(r.call.row, r.call.row),
+            key=f"{cv.loc.path}:{r.call.row}"))
+    for r in candidates[:MAX_CANDIDATES]:
+        items.append(Evidence(
+            "", "06", "graph_edge", "", f"06: name match only ({r.why})"[:200], "call_sites",
+            "candidate-caller", {"name": Text(f"{r.path}:{r.call.row + 1}\n")},
+            path=r.path, symbol=r.enclosing, key=f"{r.path}:{r.call.row}"))
+    hits = tests_for(engine.refs, info.key, decl, is_test) if info is not None else []
+    named = {n.rsplit("::", 1)[-1].rsplit(".", 1)[-1]: n
+             for ob in params.obligations for n in ob.tests}
+    seen_tests: set[str] = set()
+    for h in hits[:MAX_TESTS]:
+        tv = _view(engine, out, h.key)
+        td: Decl | None = next(
+            (d for d in tv.outline.decls if d.qualname == h.symbol), None) \
+            if tv.outline and h.symbol else None
+        conftest = h.path.rsplit("/", 1)[-1] == "conftest.py"
+        key = f"{tv.loc.path}::{td.qualname}" if td else f"{tv.loc.path}::*"
+        seen_tests.add(key)
+        if td is not None:
+            rend = {"verbatim": _text(engine, tv, [(td.span.start_row, td.span.last_row)]),
+                    "name": _name_line(tv, td, f" — {_expectation(tv, td)}")}
+            if not out.exemplars and h.evidence.startswith("calls ") and "directly" in \
+                    h.evidence:
+                out.exemplars.add(key)  # one body shows how this repository tests
+        else:
+            public = [d for d in (tv.outline.decls if tv.outline else ()) if not d.parents]
+            rend = {"signature": _text(engine, tv, [r for d in public for r in _sig_rows(d)]),
+                    "name": Text(f"{tv.loc.path}: " + (", ".join(d.name for d in public)
+                                                      or "(no declarations)") + "\n")}
+        relation = "conftest" if conftest else (
+            "named-test" if td is not None and td.name in named else "test")
+        items.append(Evidence(
+            "", "06", "downstream_obligation", "", f"06: PreserveObligation — {h.evidence}"[:200],
+            "tests", relation, rend, path=tv.loc.path, symbol=td.qualname if td else None,
+            rows=(td.span.start_row, td.span.last_row) if td else None, key=key))
+    for short, full in named.items():  # named tests the import graph did not reach
+        if any(k.endswith(f"::{short}") or k.endswith(f".{short}") for k in seen_tests):
+            continue
+        named_test = None
+        try:
+            named_test = _symbol_view(engine, full, v)
+        except CtxError as exc:
+            out.notes.append(f"named test `{full}`: {exc.message}")
+        if named_test is None:
+            out.notes.append(f"named test `{full}` not found")
+            continue
+        tv, nd = named_test
+        items.append(Evidence(
+            "", "07", "downstream_obligation", "", "07: a test the obligation names", "tests",
+            "named-test",
+            {"verbatim": _text(engine, tv, [(nd.span.start_row, nd.span.last_row)]),
+             "name": _name_line(tv, nd, f" — {_expectation(tv, nd)}")},
+            path=tv.loc.path, symbol=nd.qualname, rows=(nd.span.start_row, nd.span.last_row),
+            key=f"{tv.loc.path}::{nd.qualname}"))
+    second = 0
+    for r in callers[:20]:
+        ci = engine.refs.files.get(r.key)
+        cd = next((d for d in ci.outline.decls if d.qualname == r.enclosing), None) \
+            if ci and r.enclosing else None
+        if cd is not None and cd.kind in ("function", "method", "class"):
+            second += len(references(engine.refs, r.key, cd)[0])
+    unindexed = engine._unindexed(v.lang.name if v.lang else None)
+    digest = (f"{len(callers)} callers ({min(len(callers), MAX_CALLERS)} as call sites), "
+              f"{len(resolved) - len(callers)} direct calls from tests, "
+              f"{len(candidates)} unproven name matches, {len(hits)} tests and conftest files, "
+              f"{second} second-hop call sites"
+              + (f"; {unindexed} files not indexed" if unindexed else "")
+              + ("; the scan is still running" if engine.scanning else "")
+              + ("; no reference table for this language: counts are text matches"
+                 if info is None else "")
+              + " — no direct evidence requires source expansion yet\n")
+    items.append(Evidence("", "06", "graph_edge", digest, "06: the wider impact, counted",
+                          "call_sites", "digest", {"digest": Text(digest)},
+                          key=f"digest:{home_key}"))
+
+    # ---- intent `state`: the constructor and the methods that touch the same attributes -
+    if params.intent == "state" and info is not None:
+        for d in _state_methods(v, decl):
+            items.append(Evidence(
+                "", "03", "symbol", "", f"03: touches the attributes {decl.name} works on",
+                "target", "state",
+                {"verbatim": _text(engine, v, [(d.span.start_row, d.span.last_row)]),
+                 "signature": _text(engine, v, _sig_rows(d)), "name": _name_line(v, d)},
+                path=v.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
+                key=f"{v.loc.path}::{d.qualname}"))
+
+    # ---- live state and the agent's retrieved hits -----------------------------------------
+    for i, item in enumerate(params.live):
+        if item.kind not in LIVE_KINDS:
+            raise InvalidParams(f"live[{i}].kind must be one of {', '.join(LIVE_KINDS)}, "
+                                f"not `{item.kind}`")
+        text = item.text.rstrip("\n") + "\n"
+        label = f"{item.kind}{f' ({item.name})' if item.name else ''}"
+        pointer = (f"[{label}: {text.count(chr(10))} lines masked to save room; it is in the "
+                   "agent's own tool log]\n")
+        ident = re.sub(r"0x[0-9a-f]+|\d+(\.\d+)?s\b", "", text)
+        items.append(Evidence(
+            "", LIVE_KINDS[item.kind], item.kind, text, f"live: {label}, #{i + 1}", "live",
+            "live", {"verbatim": Text(text), "pointer": Text(pointer)},
+            key=f"live:{hashlib.blake2b(ident.encode(), digest_size=8).hexdigest()}",
+            superseded=item.superseded, order=i))
+    for i, hit in enumerate(params.retrieved):
+        try:
+            items.append(_retrieved(engine, out, hit))
+        except CtxError as exc:
+            out.notes.append(f"retrieved[{i}] {hit.path}: {exc.message}")
+    return out
+
+
+def _retrieved(engine: Engine, out: Collected, hit: p.RetrievedHit) -> Evidence:
+    hv = engine.view(engine.locate(path=hit.path))  # refuses paths outside the workspace
+    prov = f"04: retrieved (score {hit.score:g})" + (f" by `{hit.query}`" if hit.query else "")
+    if hit.symbol:
+        if hv.outline is None:
+            raise UnknownSymbol(f"{hv.loc.path} has no outline")
+        d = resolve(hv.outline, hit.symbol, hv.loc.path)
+        return Evidence(
+            "", "04", "retrieved_hit", "", prov, "retrieved", "retrieved",
+            {"verbatim": _text(engine, hv, [(d.span.start_row, d.span.last_row)]),
+             "signature": _text(engine, hv, _sig_rows(d)), "name": _name_line(hv, d)},
+            path=hv.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
+            score=hit.score, key=f"{hv.loc.path}::{d.qualname}")
+    n = len(hv.lines)
+    a = max(0, (hit.start_line or 1) - 1)
+    b = min(n - 1, (hit.end_line or hit.start_line or n) - 1)
+    if a > b:
+        raise InvalidParams(f"empty line range {hit.start_line}-{hit.end_line}")
+    return Evidence(
+        "", "04", "retrieved_hit", "", prov, "retrieved", "retrieved",
+        {"verbatim": _text(engine, hv, [(a, b)]),
+         "name": Text(f"{hv.loc.path}:{a + 1}-{b + 1}\n")},
+        path=hv.loc.path, rows=(a, b), score=hit.score, key=f"{hv.loc.path}:{a}-{b}")
+
+
+def _is_test(path: str) -> bool:
+    lang = languages.for_path(path)
+    return lang is not None and lang.is_test_file(path)
+
+
+def _view(engine: Engine, out: Collected, key: str) -> View:
+    v = out.views.get(key)
+    if v is None:
+        v = out.views[key] = engine.view(engine.locate(path=key))
+    return v
+
+
+def _line(engine: Engine, out: Collected, key: str, row: int) -> str:
+    lines = _view(engine, out, key).lines
+    return lines[row].strip() if 0 <= row < len(lines) else ""
+
+
+SELF_ATTR = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
+ASSIGNED = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/|&]?=(?!=)|"
+                      r"\.(?:append|extend|add|update|pop|clear|remove|insert|discard|"
+                      r"setdefault)\()")
+
+
+def _state_methods(v: View, decl: Decl) -> list[Decl]:
+    """The constructor, and every method of the target's class that assigns or mutates an
+    attribute the target reads or writes (intent `state`, seed 000)."""
+    if v.outline is None or not decl.parents:
+        return []
+    cls = decl.parents[-1]
+    body = "\n".join(v.lines[decl.span.start_row : decl.span.last_row + 1])
+    attrs_used = set(SELF_ATTR.findall(body))
+    out = []
+    for d in v.outline.decls:
+        if d.parents[-1:] != (cls,) or d.kind not in ("method", "function") or d is decl \
+                or d.qualname == decl.qualname:
+            continue
+        text = "\n".join(v.lines[d.span.start_row : d.span.last_row + 1])
+        if d.name in ("__init__", "constructor", "new", "initialize") or \
+                attrs_used & set(ASSIGNED.findall(text)):
+            out.append(d)
+    return out

@@ -1,0 +1,60 @@
+"""(e) Deduplication (spec 08 §3.5): one rendering per fact, pointers for the rest.
+
+Identity is the fact, not the id: the same definition reached two ways, the same failure
+reported twice, a symbol that is both the target and a dependency, a definition whose lines
+another item already shows verbatim. The survivor is the item in the strongest role; it
+inherits the others' obligations. Runs before ordering and budgeting, so the budget never
+pays twice for one fact.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ctxls.context.model import Placed
+
+# Which role keeps a duplicated fact: the strongest reason to show it wins.
+STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "state",
+            "named-test", "live", "dependency", "test", "caller", "reference",
+            "module-interface", "conftest", "retrieved", "digest")
+
+
+def _strength(p: Placed) -> int:
+    r = p.item.relation
+    return STRENGTH.index(r) if r in STRENGTH else len(STRENGTH)
+
+
+def _covers(outer: Placed, inner: Placed) -> bool:
+    """``outer`` already shows verbatim every line ``inner`` would show."""
+    if (outer.item.path is None or outer.item.path != inner.item.path
+            or outer.rendering in ("name", "pointer", "digest")
+            or inner.rendering in ("name", "pointer", "digest", "omitted")):
+        return False
+    rows = inner.view.shown
+    return bool(rows) and all(any(x <= a and b <= y for x, y in outer.view.shown)
+                              for a, b in rows)
+
+
+def collapse(items: list[Placed]) -> tuple[list[Placed], list[tuple[str, str]]]:
+    """(items with duplicates turned into pointers, [(duplicate id, survivor id)])."""
+    ranked = sorted(range(len(items)), key=lambda i: (_strength(items[i]), i))
+    survivors: list[int] = []
+    out = list(items)
+    pairs: list[tuple[str, str]] = []
+    for i in ranked:
+        p = items[i]
+        if p.rendering == "omitted":
+            continue
+        same = next((j for j in survivors
+                     if (p.item.key and items[j].item.key == p.item.key)
+                     or _covers(items[j], p)), None)
+        if same is None:
+            survivors.append(i)
+            continue
+        keep = items[same]
+        merged = tuple(dict.fromkeys(keep.item.obligations + p.item.obligations))
+        out[same] = attrs.evolve(out[same], item=attrs.evolve(out[same].item,
+                                                              obligations=merged))
+        out[i] = attrs.evolve(p, rendering="pointer", pointer_to=keep.item.id)
+        pairs.append((p.item.id, keep.item.id))
+    return out, pairs
