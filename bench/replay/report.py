@@ -1,0 +1,124 @@
+"""Tables from the per-edit records: recall and window tokens per method, per repository and
+overall, the ctxls targets, and which kinds of facts ctxls misses most."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from typing import Any
+
+TARGETS = {24000: (0.97, 4000), 4000: (0.90, None)}  # ceiling -> (recall, median tokens)
+
+
+def pct(values: list[int], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def methods_of(records: list[dict[str, Any]], ceilings: list[int]) -> list[str]:
+    seen = {m for r in records for m in r.get("windows", {})}
+    order = [f"ctxls@{c}" for c in ceilings] + ["whole file", "file+imports", "aider"]
+    return [m for m in order if m in seen]
+
+
+def summarise(records: list[dict[str, Any]], method: str) -> dict[str, Any]:
+    """Recall macro (edits with facts) and micro (facts), tokens over every answered edit."""
+    answered = [r for r in records if method in r.get("windows", {})
+                and not r["windows"][method]["error"]]
+    errors = Counter(r["windows"][method]["error"] for r in records
+                     if method in r.get("windows", {}) and r["windows"][method]["error"])
+    with_facts = [r for r in answered if r["facts"]]
+    per_edit = [r["windows"][method]["recalled"] / len(r["facts"]) for r in with_facts]
+    n_facts = sum(len(r["facts"]) for r in with_facts)
+    recalled = sum(r["windows"][method]["recalled"] for r in with_facts)
+    tokens = [r["windows"][method]["tokens"] for r in answered]
+    return {"edits": len(answered), "with_facts": len(with_facts), "facts": n_facts,
+            "macro": statistics.fmean(per_edit) if per_edit else float("nan"),
+            "micro": recalled / n_facts if n_facts else float("nan"),
+            "p50": pct(tokens, 50), "p90": pct(tokens, 90), "errors": errors}
+
+
+def target_note(method: str, s: dict[str, Any]) -> str:
+    if not method.startswith("ctxls@") or not s["edits"]:
+        return ""
+    ceiling = int(method.split("@")[1])
+    recall_target, tokens_target = TARGETS.get(ceiling, (None, None))
+    if recall_target is None:
+        return ""
+    wanted = f"target recall ≥ {recall_target:.2f}" + (
+        f", p50 ≤ {tokens_target:,}" if tokens_target else "")
+    misses = [name for name, value in (("macro", s["macro"]), ("micro", s["micro"]))
+              if not value >= recall_target]
+    if tokens_target and not s["p50"] <= tokens_target:
+        misses.append("p50 tokens")
+    return f"{wanted}: " + ("met" if not misses else "missed (" + ", ".join(misses) + ")")
+
+
+def print_table(title: str, records: list[dict[str, Any]], methods: list[str]) -> None:
+    n = len(records)
+    zero = sum(1 for r in records if not r["facts"] and "error" not in r)
+    failed = sum(1 for r in records if "error" in r)
+    print(f"\n## {title}: {n} edits, {n - zero - failed} with facts, {zero} needing no fact"
+          + (f", {failed} not analysed" if failed else ""))
+    print(f"{'method':14s} {'edits':>5s} {'facts':>5s} {'recall macro':>12s} "
+          f"{'recall micro':>12s} {'tokens p50':>10s} {'p90':>7s}  notes")
+    for method in methods:
+        s = summarise(records, method)
+        notes = [target_note(method, s)] + [f"{k} × {v}" for k, v in s["errors"].items()]
+        print(f"{method:14s} {s['edits']:5d} {s['facts']:5d} {s['macro']:12.3f} "
+              f"{s['micro']:12.3f} {s['p50']:10,.0f} {s['p90']:7,.0f}  "
+              + "; ".join(x for x in notes if x))
+
+
+def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> None:
+    """Missed facts by kind, then the (kind, what it is) groups missed most, with examples."""
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    groups: Counter[tuple[str, str]] = Counter()
+    examples: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in records:
+        window = r.get("windows", {}).get(method)
+        if not window or window["error"]:
+            continue
+        missed = set(window["missed"])
+        for fact in r["facts"]:
+            key = f"{fact['path']}:{fact['line']}"
+            by_kind[fact["kind"]][1] += 1
+            if key in missed:
+                by_kind[fact["kind"]][0] += 1
+                group = (fact["kind"], fact["detail"])
+                groups[group] += 1
+                if len(examples[group]) < 2:
+                    examples[group].append(
+                        f"{r['edit']['repo']} {r['edit']['sha'][:8]} {r['edit']['symbol']} "
+                        f"-> {key} {fact['name']} (via {fact['via']})")
+    if not by_kind:
+        return
+    print(f"\n## {method}: missed facts by kind (missed / all)")
+    for kind, (miss, total) in sorted(by_kind.items()):
+        print(f"  {kind:9s} {miss:4d} / {total:4d}")
+    print(f"  most frequently missed (kind: what the definition is), top {top}:")
+    for (kind, detail), n in groups.most_common(top):
+        print(f"  {n:4d}  {kind}: {detail}")
+        for example in examples[(kind, detail)]:
+            print(f"          e.g. {example}")
+
+
+def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_status: str | None
+                 ) -> None:
+    methods = methods_of(records, ceilings)
+    repos = list(dict.fromkeys(r["edit"]["repo"] for r in records))
+    for repo in repos:
+        print_table(repo, [r for r in records if r["edit"]["repo"] == repo], methods)
+    print_table("overall", records, methods)
+    print("\nrecall macro: mean per-edit recall over edits with >= 1 fact; micro: recalled "
+          "facts / all facts. tokens: over every edit the method answered.")
+    if aider_status:
+        print(f"aider: {aider_status}")
+    for method in methods:
+        if method.startswith("ctxls@"):
+            print_misses(records, method)
+    failed = [r for r in records if "error" in r]
+    for r in failed:
+        print(f"not analysed: {r['edit']['repo']} {r['edit']['sha'][:8]}: {r['error']}")

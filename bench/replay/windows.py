@@ -1,0 +1,126 @@
+"""What each method shows: a window reduced to ``{path: shown line set}`` and a token count.
+
+Every method is scored the same way: a fact is recalled when its definition line is among the
+lines its window shows of its file. ctxls says which original lines it shows (``shown``
+ranges per window item); the baselines show whole files; aider's map is text, matched back
+to file lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyindex import Project, absolute_module
+
+ALL = None  # a file shown whole
+
+
+@dataclass
+class Window:
+    tokens: int
+    shown: dict[str, set[int] | None] = field(default_factory=dict)  # 0-based lines or ALL
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def shows(self, path: str, line0: int) -> bool:
+        if path not in self.shown:
+            return False
+        lines = self.shown[path]
+        return lines is ALL or line0 in lines
+
+
+# ---- ctxls --------------------------------------------------------------------------------
+def from_construct(result: dict[str, Any], count: Any) -> Window:
+    """A ``DecisionContext``: items' ``shown`` LSP ranges (end line inclusive) per path."""
+    window = Window(tokens=0)
+    for item in result.get("window") or []:
+        path = item.get("path")
+        if not path:
+            continue
+        lines = window.shown.setdefault(path, set())
+        assert lines is not None
+        for rng in item.get("shown") or []:
+            lines.update(range(rng["start"]["line"], rng["end"]["line"] + 1))
+    tokens = result.get("tokenCount")
+    window.tokens = int(tokens) if tokens is not None else count(result.get("text") or "")
+    window.extra = {"items": len(result.get("window") or [])}
+    return window
+
+
+# ---- baselines ----------------------------------------------------------------------------
+def whole_file(project: Project, path: str, count: Any) -> Window:
+    return Window(tokens=count(project.read(path) or ""), shown={path: ALL})
+
+
+def imported_modules(project: Project, path: str) -> list[str]:
+    """Project files the file imports anywhere (top level, ``TYPE_CHECKING``, functions):
+    ``from a.b import c`` is ``a/b/c.py`` when that is a module, else ``a/b``'s file."""
+    mod = project.module(path)
+    if mod is None:
+        return []
+    package = mod.dotted if mod.is_package else mod.dotted.rpartition(".")[0]
+    found: list[str] = []
+
+    def add(dotted: str) -> None:
+        target = project.module_paths.get(dotted)
+        if target and target != path and target not in found:
+            found.append(target)
+
+    for node in ast.walk(mod.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(package, node.module, node.level)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}" if base else alias.name
+                add(sub if sub in project.module_paths else base)
+    return found
+
+
+def file_and_imports(project: Project, path: str, count: Any) -> Window:
+    files = [path, *imported_modules(project, path)]
+    tokens = sum(count(f"{f}\n{project.read(f) or ''}") for f in files)
+    return Window(tokens=tokens, shown=dict.fromkeys(files, ALL),
+                  extra={"files": len(files)})
+
+
+# ---- aider --------------------------------------------------------------------------------
+def from_aider_map(project: Project, chat_path: str, map_text: str, count: Any) -> Window:
+    """The chat file whole plus the lines the map prints, located in their files.
+
+    The map lists ``path:`` then the lines it keeps, each prefixed ``│`` and cut at 100
+    characters with the prefix, with ``⋮`` where it skips. Lines are matched in order
+    against the file, so a repeated line (``pass``) is pinned to the right occurrence.
+    """
+    window = Window(tokens=count(project.read(chat_path) or "") + count(map_text),
+                    shown={chat_path: ALL})
+    for path, shown in _map_sections(map_text):
+        source = (project.read(path) or "").splitlines()
+        lines: set[int] = set()
+        cursor = 0
+        for text in shown:
+            for i in range(cursor, len(source)):
+                if ("│" + source[i])[:100][1:].rstrip() == text.rstrip():
+                    lines.add(i)
+                    cursor = i + 1
+                    break
+        if path != chat_path:
+            window.shown[path] = lines
+    window.extra = {"map_tokens": count(map_text), "map_files": len(window.shown) - 1}
+    return window
+
+
+def _map_sections(map_text: str) -> list[tuple[str, list[str]]]:
+    sections: list[tuple[str, list[str]]] = []
+    for line in map_text.splitlines():
+        if line.startswith("│"):
+            if sections:
+                sections[-1][1].append(line[1:])
+        elif line.startswith("⋮") or not line.strip():
+            continue
+        elif line.endswith(":"):
+            sections.append((line[:-1], []))
+    return sections
