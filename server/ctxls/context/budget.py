@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import attrs
 
-from ctxls.context.compress import IRREDUCIBLE, sliding_window, tail
+from ctxls.context.compress import IRREDUCIBLE, clip, sliding_window, tail
 from ctxls.context.model import LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
 
 DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
@@ -110,11 +110,15 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
             room = ceiling - others - count(header(task)) - 2
             cut = sliding_window(task.view, decision_terms, room, count,
                                  "[task text cut to fit the ceiling]")
+            if cut is None or count(header(task) + cut.text) + 1 > ceiling - others:
+                clipped = clip(task.view.text, room, count, "[task text cut to fit the ceiling]")
+                cut = Text(clipped) if clipped is not None else None
             if cut is not None:
                 task = attrs.evolve(task, rendering="truncated", item=attrs.evolve(
                     task.item, renderings={**task.item.renderings, "truncated": cut}))
                 core = [task if p.item.id == task.item.id else p for p in core]
-        core = [p for p in core if sum(cost(q) for q in core) <= ceiling or p is task]
+        while len(core) > 1 and sum(cost(q) for q in core) > ceiling:
+            core.remove(next(q for q in reversed(core) if q is not task))
         steps.append(Step("core-only", None, "the stable core alone exceeds the ceiling: "
                           "emitted alone, flagged", sum(cost(p) for p in core)))
         for p in core:
@@ -124,6 +128,19 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
                 omitted.append((p, "the stable core alone filled the ceiling"))
         window = [kept[p.item.id] for p in items if p.item.id in kept]
         text = join(window)
+        while count(text) > ceiling and window:  # the BPE of the joined text, to the token
+            last = window[-1]
+            clipped = clip(last.view.text, last.tokens - (count(text) - ceiling) - count(
+                header(last)) - 2, count, "[cut to fit the ceiling]")
+            if clipped is None:
+                window.pop()
+            else:
+                window[-1] = attrs.evolve(last, rendering="truncated", item=attrs.evolve(
+                    last.item, renderings={**last.item.renderings,
+                                           "truncated": Text(clipped)}))
+                window[-1] = attrs.evolve(window[-1], text=compose(window[-1]),
+                                          tokens=cost(window[-1]))
+            text = join(window)
         return Outcome(window, steps, omitted, text, count(text), True)
     for p in core:
         keep(p)
@@ -159,6 +176,11 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
     steps.append(Step("reserve", None, ", ".join(f"{r} {res[r]}" for r in ROLES),
                       sum(res.values())))
     for i, role in enumerate(ROLES):
+        if reservations and reservations.get(role) == 0:  # a role switched off (ablation)
+            for p in (q for q in items if _role(q) == role):
+                omitted.append((p, f"the `{role}` role has a zero reservation"))
+            steps.append(Step("role-off", None, f"{role}: zero reservation", 0))
+            continue
         later = sum(res[r] for r in ROLES[i + 1 :])
         allowance = min(left, max(res[role], left - later))
         used = 0
@@ -179,6 +201,17 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         if used < allowance:
             steps.append(Step("flow", None, f"{role}: {allowance - used} unspent tokens flow "
                               "down", allowance - used))
+
+    # 3b. what the roles left over goes back to what they had to leave out, in role order
+    for p, why in list(omitted):
+        if _role(p) not in ROLES or not why.startswith("no room in"):
+            continue
+        got = _fit_item(p, left, count, decision_terms, steps, cost)
+        if got is not None:
+            omitted.remove((p, why))
+            left -= keep(got)
+            steps.append(Step("backfill", p.item.id, f"placed at {got.rendering} with what the "
+                              "roles left unspent", kept[p.item.id].tokens))
 
     # 4. older live output: verbatim if it fits, else a pointer (masking)
     for p in sorted((q for q in live if fresh is None or q.item.id != fresh.item.id),

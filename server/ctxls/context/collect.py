@@ -74,6 +74,13 @@ def _expectation(v: View, d: Decl) -> str:
     return "no assertion found in its body"
 
 
+def _params(v: View, d: Decl) -> int:
+    """How many parameters a test takes (its fixtures): the richest shows the most style."""
+    sig = " ".join(v.lines[d.span.start_row : d.signature.end_row + 1])
+    inner = sig[sig.find("(") + 1 : sig.rfind(")")] if "(" in sig else ""
+    return len([a for a in inner.split(",") if a.strip() and a.strip() not in ("self", "t")])
+
+
 def _symbol_view(engine: Engine, name: str, home: View) -> tuple[View, Decl] | None:
     """A symbol named by an obligation or a test list: `path::Qualified.name`, or a bare
     name looked up in the home file, then across the workspace's outlines."""
@@ -296,6 +303,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     named = {n.rsplit("::", 1)[-1].rsplit(".", 1)[-1]: n
              for ob in params.obligations for n in ob.tests}
     seen_tests: set[str] = set()
+    direct: list[tuple[int, int, str]] = []  # (fixtures taken, -row, key) of direct tests
     for h in hits[:MAX_TESTS]:
         tv = _view(engine, out, h.key)
         td: Decl | None = next(
@@ -307,9 +315,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         if td is not None:
             rend = {"verbatim": _text(engine, tv, [(td.span.start_row, td.span.last_row)]),
                     "name": _name_line(tv, td, f" — {_expectation(tv, td)}")}
-            if not out.exemplars and h.evidence.startswith("calls ") and "directly" in \
-                    h.evidence:
-                out.exemplars.add(key)  # one body shows how this repository tests
+            if h.evidence.startswith("calls ") and "directly" in h.evidence:
+                direct.append((_params(tv, td), -td.span.start_row, key))
         else:
             public = [d for d in (tv.outline.decls if tv.outline else ()) if not d.parents]
             rend = {"signature": _text(engine, tv, [r for d in public for r in _sig_rows(d)]),
@@ -321,6 +328,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             "", "06", "downstream_obligation", "", f"06: PreserveObligation — {h.evidence}"[:200],
             "tests", relation, rend, path=tv.loc.path, symbol=td.qualname if td else None,
             rows=(td.span.start_row, td.span.last_row) if td else None, key=key))
+    if direct:  # one body shows how this repository builds fixtures and asserts
+        out.exemplars.add(max(direct)[2])
     for short, full in named.items():  # named tests the import graph did not reach
         if any(k.endswith(f"::{short}") or k.endswith(f".{short}") for k in seen_tests):
             continue

@@ -53,7 +53,8 @@ def sliding_window(text: Text, decision_terms: frozenset[str], budget: int,
         return None
     cost = [count(line + "\n") for line in lines]
     score = [len(decision_terms & terms(line)) for line in lines]
-    best: tuple[int, int, int] | None = None  # (score, -start, end)
+    best: tuple[int, int, int] | None = None  # (score, length, -start): more terms, longer
+    span = (0, 0)
     lo, used, got = 0, 0, 0
     for hi in range(len(lines)):
         used += cost[hi]
@@ -62,11 +63,12 @@ def sliding_window(text: Text, decision_terms: frozenset[str], budget: int,
             used -= cost[lo]
             got -= score[lo]
             lo += 1
-        if lo <= hi and (best is None or (got, -lo) > best[:2]):
-            best = (got, -lo, hi)
+        if lo <= hi and (best is None or (got, hi - lo, -lo) > best):
+            best = (got, hi - lo, -lo)
+            span = (lo, hi)
     if best is None:
         return None
-    start, end = -best[1], best[2]
+    start, end = span
     kept = lines[start : end + 1]
     return Text(head + "\n".join(kept) + "\n", rows_of(kept))
 
@@ -87,3 +89,19 @@ def tail(text: Text, budget: int, count: Callable[[str], int], note: str) -> Tex
         return None
     kept.reverse()
     return Text(head + "\n".join(kept) + "\n", rows_of(kept))
+
+
+def clip(text: str, budget: int, count: Callable[[str], int], note: str) -> str | None:
+    """The longest prefix of ``text`` that fits ``budget`` tokens with ``note`` after it: the
+    last resort for one line too long for any window (a pasted task, a minified file)."""
+    tail_note = f"\n{note}\n"
+    if count(tail_note) > budget:
+        return None
+    lo, hi = 0, len(text)
+    while lo < hi:  # binary search on characters; token counts grow with the prefix
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid] + tail_note) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + tail_note

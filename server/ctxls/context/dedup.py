@@ -51,10 +51,9 @@ def collapse(items: list[Placed]) -> tuple[list[Placed], list[tuple[str, str]]]:
         if same is None:
             survivors.append(i)
             continue
-        keep = items[same]
+        keep = out[same]
         merged = tuple(dict.fromkeys(keep.item.obligations + p.item.obligations))
-        out[same] = attrs.evolve(out[same], item=attrs.evolve(out[same].item,
-                                                              obligations=merged))
+        out[same] = attrs.evolve(keep, item=attrs.evolve(keep.item, obligations=merged))
         out[i] = attrs.evolve(p, rendering="pointer", pointer_to=keep.item.id)
         pairs.append((p.item.id, keep.item.id))
     return out, pairs

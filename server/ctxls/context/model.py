@@ -16,7 +16,7 @@ KINDS = frozenset({
     "config", "downstream_obligation", "plan_node", "acceptance_criteria", "patch", "error",
     "traceback", "tool_output", "test_output",
 })
-SOURCES = ("07", "06", "04", "03", "05", "patch", "live")  # pool priority, first wins
+SOURCES = ("07", "05", "06", "04", "03", "patch", "live")  # pool priority, first wins
 ROLES = ("target", "tests", "interfaces", "call_sites", "retrieved")  # seed 003, fill order
 STABLE = "core"  # task, obligations, acceptance criteria: never evicted
 TRANSIENT = "live"  # patch, errors, tracebacks, tool and test output

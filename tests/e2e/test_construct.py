@@ -1,0 +1,170 @@
+"""ctx/construct over the real server, on the seed examples (seeds 000, 001, 003)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_lsp import LanguageClient
+
+from ctxls.tokens import tokenizer
+
+from .conftest import call
+
+count = tokenizer().count
+
+
+async def construct(client: LanguageClient, **params: Any) -> dict[str, Any]:
+    await call(client, "ctx/status", {"wait": True})
+    result: dict[str, Any] = await call(client, "ctx/construct", params)
+    return result
+
+
+def shown_rows(result: dict[str, Any], path: str) -> set[int]:
+    return {row for item in result["window"] if item["path"] == path
+            for r in item["shown"] for row in range(r["start"]["line"], r["end"]["line"] + 1)}
+
+
+def shown_lines(result: dict[str, Any], root: Path, path: str) -> set[str]:
+    """The original lines of ``path`` the window shows verbatim, read from the file itself
+    by the ranges the result reports (independent of the rendered text)."""
+    lines = (root / path).read_text().splitlines()
+    return {lines[row] for row in shown_rows(result, path)}
+
+
+def item(result: dict[str, Any], **match: Any) -> dict[str, Any]:
+    found = [w for w in result["window"] if all(w.get(k) == v for k, v in match.items())]
+    assert found, f"no window item with {match}"
+    return found[0]
+
+
+async def test_refresh_token_carries_the_files_rules(client: LanguageClient) -> None:
+    root: Path = client.root  # type: ignore[attr-defined]
+    r = await construct(client, path="auth/tokens.py", target={"symbol": "refresh_token"},
+                        task="Extend token refresh with a grace period")
+    shown = shown_lines(r, root, "auth/tokens.py")
+    assert any(line.startswith("REFRESH_DISABLED =") for line in shown)
+    assert any(line.startswith("REFRESH_GRACE =") for line in shown)
+    source = (root / "auth/tokens.py").read_text().splitlines()
+    body = source[305:317]  # refresh_token, verbatim
+    assert set(body) <= shown
+    clock_rows = [row for row in shown_rows(r, "auth/tokens.py")
+                  if "clock: Clock = system_clock" in source[row]]
+    assert len(clock_rows) >= 6  # the injected clock is visible as a convention
+    target = item(r, role="target")
+    assert target["rendering"] == "verbatim" and target["placement"] == "front"
+    tests = [w for w in r["window"] if w["role"] == "tests"]
+    assert any("frozen_clock" in w["text"] for w in tests)  # the tests freeze time
+    whole = count((root / "auth/tokens.py").read_text())
+    assert r["tokenCount"] <= r["ceiling"] and target["tokens"] < whole
+    assert r["text"].startswith("### E1 · task")
+    assert r["tokenCount"] == count(r["text"])
+
+
+async def test_evict_travels_with_the_class_invariant(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    r = await construct(vscode, path="billing/cache.py",
+                        target={"symbol": "ShardedLRUCache._evict"},
+                        task="Evict by tag as well as by age")
+    shown = shown_lines(r, root, "billing/cache.py")
+    assert any("Invariant: a key is removed from the shard's tag index" in x for x in shown)
+    assert any("self._per_shard = " in x for x in shown)  # what __init__ sets on self
+    assert any("__slots__ = (" in x for x in shown)
+    assert any(x.strip().startswith("def _evict(") for x in shown)
+
+
+async def test_compute_line_total_by_role(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    r = await construct(vscode, path="billing/pricing.py",
+                        target={"symbol": "compute_line_total"},
+                        task="Bulk tiers should stack with coupons up to MAX_DISCOUNT")
+    paths = {w["path"] for w in r["window"]}
+    assert {"tests/test_pricing.py", "tests/conftest.py", "billing/money.py"} <= paths
+    callers = {w["symbol"] for w in r["window"] if w["role"] == "call_sites"}
+    assert {"Cart.subtotal", "InvoiceLine.total", "revenue_by_sku"} <= callers
+    alias = item(r, role="call_sites", symbol="Cart.subtotal")
+    assert "compute_line_total as line_total" in alias["text"] and "line_total(" in alias["text"]
+    assert "pricing.compute_line_total(" in item(r, symbol="revenue_by_sku")["text"]
+    assert not any((w["path"] or "").startswith("experiments/") for w in r["window"])
+    assert "billing/ui.py" not in paths  # the UI formatter is no call site
+    legacy = [w for w in r["window"] if w["symbol"] == "legacy_monthly_report"]
+    assert all(w["rendering"] != "verbatim" for w in legacy)  # a call span, never the body
+    conf = item(r, path="tests/conftest.py")
+    assert "def assert_money_equal" in conf["text"] and "def make_money" in conf["text"]
+    money = [w for w in r["window"] if w["path"] == "billing/money.py"]
+    assert any("def from_minor_units" in w["text"] for w in money)  # interface view
+    assert all(w["rendering"] in ("signature", "name", "pointer") for w in money)
+    assert any(w["rendering"] == "verbatim" and "assert_money_equal(" in w["text"]
+               for w in r["window"] if w["role"] == "tests")  # how this repo asserts
+    digest = item(r, rendering="digest")
+    assert digest["text"].count("callers") == 1 and "tests" in digest["text"]
+    gate = {g["id"]: g for g in r["gateLog"]}
+    assert all(gate[w["id"]]["decision"] in ("admitted", "residue-admitted")
+               for w in r["window"])
+
+
+async def test_rename_sends_the_whole_reference_list(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    r = await construct(vscode, path="billing/pricing.py",
+                        target={"symbol": "_clamp_discount"}, intent="rename",
+                        task="Rename _clamp_discount to _cap_discount")
+    refs = item(r, role="call_sites", kind="graph_edge", rendering="name")
+    src = (root / "billing/pricing.py").read_text().splitlines()
+    calls = [i + 1 for i, line in enumerate(src)
+             if "_clamp_discount(" in line and not line.lstrip().startswith("def ")]
+    assert calls and all(f"billing/pricing.py:{n}:" in refs["text"] for n in calls)
+    assert item(r, role="target")["rendering"] != "verbatim"  # no body: the list is the job
+
+
+async def test_live_traceback_ends_the_window_and_overbudget_fits(vscode: LanguageClient
+                                                                   ) -> None:
+    trace = ("Traceback (most recent call last):\n"
+             + "".join(f'  File "billing/pricing.py", line {80 + i}, in frame_{i}\n'
+                       for i in range(400))
+             + "AssertionError: Money('59.97', 'EUR') != Money('59.96', 'EUR')\n")
+    r = await construct(vscode, path="billing/pricing.py",
+                        target={"symbol": "compute_line_total"},
+                        task="Fix the rounding of line totals", ceiling=1500,
+                        live=[{"kind": "tool_output", "name": "ruff", "text": "ok\n" * 400},
+                              {"kind": "test_output", "text": "old failure\n", "superseded": True},
+                              {"kind": "traceback", "text": trace}])
+    assert r["tokenCount"] <= 1500 and r["tokenCount"] == count(r["text"])
+    last = r["window"][-1]
+    assert last["kind"] == "traceback" and last["placement"] == "back"
+    assert r["text"].rstrip().endswith("AssertionError: Money('59.97', 'EUR') != "
+                                      "Money('59.96', 'EUR')")
+    steps = [b["step"] for b in r["budgetLog"]]
+    assert "transient:tail" in steps and "reserve" in steps
+    assert any(s.startswith(("working-set:", "omit")) for s in steps)
+    omitted = {o["id"]: o for o in r["omitted"]}
+    assert omitted and all(o["reason"] for o in omitted.values())
+    assert "old failure" not in r["text"]  # superseded history is omitted
+    assert item(r, role="target")["placement"] == "front"
+
+
+async def test_bad_params_get_clear_errors_and_the_server_keeps_serving(
+        vscode: LanguageClient) -> None:
+    import pytest
+    from pygls.exceptions import JsonRpcException
+
+    await call(vscode, "ctx/status", {"wait": True})
+    for params, needle in [
+        ({"path": "billing/pricing.py", "target": {"symbol": "compute_line_totl"}},
+         "did you mean"),
+        ({"path": "../outside.py", "target": {"symbol": "x"}}, "outside"),
+        ({"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+          "intent": "refactor"}, "intent"),
+        ({"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+          "ceiling": 10}, "ceiling"),
+        ({"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+          "live": [{"kind": "vibes", "text": "x"}]}, r"live\[0\]\.kind"),
+        ({"path": "billing/pricing.py"}, "target"),
+    ]:
+        with pytest.raises(JsonRpcException, match=needle):
+            await call(vscode, "ctx/construct", params)
+    r = await call(vscode, "ctx/construct", {"path": "billing/pricing.py",
+                                             "target": {"symbol": "compute_line_total"},
+                                             "retrieved": [{"path": "../../etc/passwd",
+                                                            "score": 1.0}]})
+    assert any("outside" in n for n in r["notes"])  # refused, never read
+    assert r["tokenCount"] > 0

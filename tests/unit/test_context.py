@@ -1,0 +1,257 @@
+"""The pure stages of ctx/construct (spec 08 §3), each fed literals."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxls.context import budget, compress, dedup, gate, order, pool, render
+from ctxls.context.construct import build
+from ctxls.context.model import Evidence, Placed, Text
+from ctxls.tokens import tokenizer
+
+count = tokenizer().count
+
+
+def ev(relation: str, kind: str = "symbol", *, source: str = "03", role: str = "interfaces",
+       path: str | None = "m.py", symbol: str | None = None, key: str = "",
+       renderings: dict[str, Text] | None = None, **kw: object) -> Evidence:
+    r = renderings if renderings is not None else {
+        "verbatim": Text("1 | def f():\n2 |     return 1\n", ((0, 1),)),
+        "signature": Text("1 | def f():\n", ((0, 0),)),
+        "name": Text("m.py:1 function f\n")}
+    return Evidence("", source, kind, "", f"{source}: test", role, relation, r, path=path,
+                    symbol=symbol, key=key, **kw)  # type: ignore[arg-type]
+
+
+def numbered(first: int, lines: list[str]) -> Text:
+    text = "".join(f"{first + i + 1:>3} | {line}\n" for i, line in enumerate(lines))
+    return Text(text, ((first, first + len(lines) - 1),))
+
+
+# ---- (a) pool ---------------------------------------------------------------------------
+def test_pool_numbers_caps_and_queues_by_source_priority() -> None:
+    big = Text("x" * 9000 + "\n")
+    items = [ev("target", "changed_entity", source="05", renderings={"verbatim": big})]
+    items += [ev("retrieved", "retrieved_hit", source="04") for _ in range(300)]
+    items.append(ev("plan", "plan_node", source="07", role="core"))
+    items[0] = attrs.evolve(items[0], provenance="p" * 500)
+    got, queued = pool.assemble(items)
+    assert [e.id for e in got[:2]] == ["E1", "E2"]  # pool order, numbered from 1
+    assert len(got) == 256 and len(queued) == len(items) - 256
+    assert {e.source for e in got} == {"05", "04", "07"}
+    assert all(e.source == "04" for e in queued)  # the lowest priority here waits
+    assert len(got[0].content.encode()) <= 8192 and "capped at 8192 bytes" in got[0].content
+    assert len(got[0].provenance) == 200
+
+
+def test_pool_refuses_kinds_outside_the_closed_set() -> None:
+    with pytest.raises(ValueError, match="closed set"):
+        pool.assemble([ev("dependency", kind="opinion")])
+
+
+# ---- (b) gate ---------------------------------------------------------------------------
+def test_gate_drivers_residue_and_rejection() -> None:
+    items, _ = pool.assemble([
+        ev("target", "changed_entity", source="05", key="m.py::f"),
+        ev("dependency", key="m.py::g"),
+        ev("caller", "graph_edge", source="06", key="c.py:3"),
+        ev("candidate-caller", "graph_edge", source="06", key="d.py:9"),
+        ev("live", "traceback", source="live", role="live", path=None),
+        ev("retrieved", "retrieved_hit", source="04", key="m.py::g", score=0.2),
+        ev("retrieved", "retrieved_hit", source="04", key="x.py::h", score=0.9),
+    ])
+    admitted, residue, log = gate.admit(items)
+    by = {d.id: d for d in log}
+    assert [e.id for e in admitted] == ["E1", "E2", "E3", "E5", "E6"]
+    assert [e.id for e in residue] == ["E7"]
+    assert (by["E1"].driver, by["E3"].driver, by["E5"].driver) == ("obligation", "impact", "live")
+    assert by["E4"].decision == "rejected" and "unknown type" in by["E4"].reason
+    assert by["E6"].decision == "admitted"  # a hit on a linked definition
+    taken, why = gate.settle_residue(residue, 0)
+    assert taken == [] and why[0].decision == "rejected"
+    taken, why = gate.settle_residue(residue, 100)
+    assert taken == residue and why[0].decision == "residue-admitted"
+
+
+def test_gate_caps_admission_at_64_by_source_priority() -> None:
+    items, _ = pool.assemble([ev("test", "downstream_obligation", source="06", key=f"t{i}")
+                              for i in range(60)]
+                             + [ev("dependency", key=f"d{i}") for i in range(10)])
+    admitted, _, log = gate.admit(items)
+    assert len(admitted) == 64
+    assert sum(1 for e in admitted if e.source == "03") == 4  # 03 ranks below 06
+    assert sum(1 for d in log if d.decision == "rejected" and "cap of 64" in d.reason) == 6
+
+
+# ---- (c) representation -----------------------------------------------------------------
+@pytest.mark.parametrize(("kind", "relation", "want"), [
+    ("changed_entity", "target", "verbatim"),
+    ("symbol", "dependency", "signature"),
+    ("graph_edge", "caller", "signature"),
+    ("downstream_obligation", "test", "name"),
+    ("downstream_obligation", "named-test", "verbatim"),
+    ("traceback", "live", "verbatim"),
+])
+def test_the_representation_table(kind: str, relation: str, want: str) -> None:
+    assert render.choose(ev(relation, kind), "edit", frozenset()) == (want, False)
+
+
+def test_representation_misses_intents_and_reasoned_tests() -> None:
+    assert render.choose(ev("odd", "config"), "edit", frozenset()) == ("signature", True)
+    assert render.choose(ev("target", "changed_entity"), "rename", frozenset())[0] == \
+        "signature"
+    assert render.choose(ev("test", "downstream_obligation", key="t"), "edit",
+                         frozenset({"t"}))[0] == "verbatim"
+    assert render.choose(ev("live", "tool_output", superseded=True), "edit",
+                         frozenset())[0] == "omitted"
+    only_name = ev("dependency", renderings={"name": Text("m.py:1 f\n")})
+    assert render.choose(only_name, "edit", frozenset())[0] == "name"
+
+
+# ---- (d) compression ----------------------------------------------------------------------
+def test_sliding_window_keeps_the_lines_that_overlap_the_decision() -> None:
+    lines = [f"filler_{i} = {i}" for i in range(40)]
+    lines[25:28] = ["grace = REFRESH_GRACE", "if expired(token, grace):", "    refresh()"]
+    cut = compress.sliding_window(numbered(100, lines), compress.terms("refresh grace period"),
+                                  40, count, "[window]")
+    assert cut is not None and "REFRESH_GRACE" in cut.text and cut.text.startswith("[window]")
+    assert count(cut.text) <= 40
+    a, b = cut.shown[0]
+    assert a <= 125 <= 127 <= b and cut.shown == compress.rows_of(cut.text.splitlines())
+
+
+def test_tail_keeps_the_end_of_a_failing_output() -> None:
+    out = Text("".join(f"line {i}\n" for i in range(200)) + "AssertionError: 3 != 4\n")
+    cut = compress.tail(out, 30, count, "[cut]")
+    assert cut is not None and cut.text.rstrip().endswith("AssertionError: 3 != 4")
+    assert count(cut.text) <= 30 and "line 0\n" not in cut.text
+
+
+# ---- (e) dedup --------------------------------------------------------------------------
+def test_dedup_keeps_the_strongest_role_and_points_the_rest() -> None:
+    target = Placed(ev("target", "changed_entity", key="m.py::f", symbol="f",
+                       obligations=("O1",)), "verbatim")
+    dep = Placed(ev("dependency", key="m.py::f", symbol="f", obligations=("O2",)), "signature")
+    hit = Placed(ev("retrieved", "retrieved_hit", key="m.py::f"), "signature")
+    shown = Placed(ev("dependency", key="m.py::g", symbol="g",
+                      renderings={"signature": Text("1 | def f():\n", ((0, 0),))}), "signature")
+    hit, dep, target, shown = (attrs.evolve(p, item=attrs.evolve(p.item, id=f"E{i}"))
+                               for i, p in enumerate([hit, dep, target, shown], 1))
+    out, pairs = dedup.collapse([hit, dep, target, shown])
+    assert out[2].pointer_to is None and set(out[2].item.obligations) == {"O1", "O2"}
+    assert (out[0].pointer_to, out[1].pointer_to) == (target.item.id, target.item.id)
+    assert out[3].pointer_to == target.item.id  # its one line is inside the target's lines
+    assert len(pairs) == 3
+
+
+# ---- (f) order ----------------------------------------------------------------------------
+def test_order_puts_critical_content_at_the_edges() -> None:
+    items = [Placed(ev(r, k, role=role, order=o, key=f"{r}{o}", path=None), rend)
+             for r, k, role, o, rend in [
+                 ("caller", "graph_edge", "call_sites", 0, "signature"),
+                 ("live", "test_output", "live", 2, "verbatim"),
+                 ("target", "changed_entity", "target", 0, "verbatim"),
+                 ("live", "tool_output", "live", 3, "verbatim"),
+                 ("task", "plan_node", "core", 0, "verbatim"),
+                 ("test", "downstream_obligation", "tests", 0, "name"),
+             ]]
+    placed = order.place(items)
+    assert [p.item.relation for p in placed][:2] == ["task", "target"]
+    assert placed[-1].item.kind == "test_output"  # the freshest failure ends the window
+    assert {p.placement for p in placed if p.item.relation in ("caller", "test")} == {"middle"}
+
+
+# ---- (g) budget -------------------------------------------------------------------------
+def _window(n_tests: int = 12) -> list[Placed]:
+    body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 120)]
+    items = [
+        Placed(ev("task", "plan_node", source="07", role="core", path=None,
+                  renderings={"verbatim": Text("Make refresh honour the grace period.\n")}),
+               "verbatim"),
+        Placed(ev("target", "changed_entity", source="05", role="target", symbol="f",
+                  renderings={"verbatim": numbered(0, ["def f():", *body]),
+                              "signature": numbered(0, ["def f():"])}), "verbatim"),
+    ]
+    items += [Placed(ev("test", "downstream_obligation", source="06", role="tests",
+                        path="t.py", key=f"t{i}", renderings={
+                            "verbatim": numbered(10 * i, [f"def test_{i}():", *body[:8]]),
+                            "name": Text(f"t.py:{10 * i + 1} test_{i}\n")}), "verbatim")
+              for i in range(n_tests)]
+    items += [Placed(ev("live", "tool_output", source="live", role="live", path=None, order=i,
+                        renderings={"verbatim": Text("ok\n" * 300),
+                                    "pointer": Text("[tool output masked]\n")}), "verbatim")
+              for i in range(2)]
+    items.append(Placed(ev("live", "traceback", source="live", role="live", path=None,
+                           order=5, renderings={"verbatim": Text(
+                               "".join(f"  frame {i}\n" for i in range(300))
+                               + "ValueError: grace\n")}), "verbatim"))
+    items = [attrs.evolve(p, item=attrs.evolve(p.item, id=f"E{i}"))
+             for i, p in enumerate(items, 1)]
+    return order.place(items)
+
+
+def test_budget_under_pressure_logs_the_ladder_and_fits() -> None:
+    out = budget.fit(_window(), 1200, None, count, compress.terms("grace refresh"))
+    assert out.tokens <= 1200
+    steps = {s.step for s in out.steps}
+    assert {"reserve", "transient:tail", "working-set:downgrade"} <= steps
+    assert "transient:mask" in steps or any("older live" in why for _, why in out.omitted)
+    assert out.window[0].item.relation == "task"
+    assert out.window[-1].item.kind == "traceback"  # the freshest failure still ends it
+    assert out.window[-1].text.rstrip().endswith("ValueError: grace")
+    assert out.omitted  # what did not fit is listed, not silently dropped
+
+
+def test_budget_roomy_window_keeps_everything_verbatim() -> None:
+    out = budget.fit(_window(3), 24_000, None, count, frozenset())
+    assert not out.omitted and {p.rendering for p in out.window} == {"verbatim"}
+    assert any(s.step == "flow" for s in out.steps)  # unspent reservation flowed down
+    assert out.tokens == count(out.text)
+
+
+def test_budget_core_alone_over_the_ceiling_is_emitted_alone_and_flagged() -> None:
+    items = _window(1)
+    items[0] = attrs.evolve(items[0], item=attrs.evolve(items[0].item, renderings={
+        "verbatim": Text("refresh grace " * 400 + "\n")}))
+    out = budget.fit(items, 300, None, count, compress.terms("refresh grace"))
+    assert out.flagged and out.tokens <= 300
+    assert [p.item.relation for p in out.window] == ["task"]
+
+
+def test_explicit_reservations_override_the_shares() -> None:
+    out = budget.fit(_window(6), 3000, {"tests": 0, "target": 2500}, count, frozenset())
+    assert not [p for p in out.window if p.item.role == "tests" and p.rendering == "verbatim"]
+    assert "tests 0" in out.steps[0].detail or any("tests 0" in s.detail for s in out.steps)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ceiling=st.integers(min_value=256, max_value=5000), tests=st.integers(0, 20),
+       task_words=st.integers(1, 600))
+def test_the_window_never_exceeds_its_ceiling(ceiling: int, tests: int,
+                                              task_words: int) -> None:
+    items = _window(tests)
+    items[0] = attrs.evolve(items[0], item=attrs.evolve(items[0].item, renderings={
+        "verbatim": Text("grace " * task_words + "\n")}))
+    out = budget.fit(items, ceiling, None, count, compress.terms("grace"))
+    assert out.tokens <= ceiling and out.tokens == count(out.text)
+    assert out.window and out.window[0].item.relation == "task"
+
+
+def test_build_runs_every_stage_in_order() -> None:
+    cands = [ev("task", "plan_node", source="07", role="core", path=None,
+                renderings={"verbatim": Text("do it\n")}),
+             ev("target", "changed_entity", source="05", role="target", key="m.py::f"),
+             ev("dependency", key="m.py::f"),  # the same fact: a pointer
+             ev("retrieved", "retrieved_hit", source="04", role="retrieved", key="z.py::q",
+                path="z.py", score=0.4)]
+    built = build(cands, intent="edit", ceiling=2000, reservations=None, count=count,
+                  decision_terms=frozenset())
+    assert [p.item.id for p in built.outcome.window] == ["E1", "E2", "E3", "E4"]
+    assert built.pointers == [("E3", "E2")]
+    assert {d.id: d.decision for d in built.gate_log}["E4"] == "residue-admitted"
+    none = build(cands, intent="edit", ceiling=2000, reservations={"retrieved": 0},
+                 count=count, decision_terms=frozenset())
+    assert {d.id: d.decision for d in none.gate_log}["E4"] == "rejected"
