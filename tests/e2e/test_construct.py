@@ -74,7 +74,6 @@ async def test_evict_travels_with_the_class_invariant(vscode: LanguageClient) ->
 
 
 async def test_compute_line_total_by_role(vscode: LanguageClient) -> None:
-    root: Path = vscode.root  # type: ignore[attr-defined]
     r = await construct(vscode, path="billing/pricing.py",
                         target={"symbol": "compute_line_total"},
                         task="Bulk tiers should stack with coupons up to MAX_DISCOUNT")
