@@ -215,6 +215,21 @@ class CtxClient:
         return await self._call(p.DEPENDENCIES, p.SymbolParams(
             name=name, path=self._where(path), line=line), p.DependenciesResult)
 
+    async def construct(self, path: str | os.PathLike[str], symbol: str, *, task: str = "",
+                        intent: str = "edit", ceiling: int = 24_000,
+                        obligations: list[p.Obligation] | None = None,
+                        acceptance_criteria: list[str] | None = None,
+                        live: list[p.LiveItem] | None = None,
+                        retrieved: list[p.RetrievedHit] | None = None,
+                        reservations: dict[str, int] | None = None,
+                        line: int | None = None) -> p.DecisionContext:
+        """The context window for one decision about ``symbol`` (``ctx/construct``)."""
+        return await self._call(p.CONSTRUCT, p.ConstructParams(
+            path=self._where(path), target=p.Target(symbol=symbol, line=line), task=task,
+            intent=intent, ceiling=ceiling, obligations=obligations or [],
+            acceptance_criteria=acceptance_criteria or [], live=live or [],
+            retrieved=retrieved or [], reservations=reservations), p.DecisionContext)
+
     async def status(self, wait: bool = False, timeout: float = 600.0) -> p.StatusResult:
         raw = await self.request(p.STATUS, {"wait": wait, "timeout": timeout},
                                  timeout=timeout + 5)

@@ -1,4 +1,4 @@
-"""``ctxls serve | skeleton | read | range | refs | tests | deps``.
+"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -74,6 +74,14 @@ async def _run(args: argparse.Namespace) -> int:
                                                   context_lines=args.context)
             elif args.command == "range":
                 result = await client.read_range(target, args.start, args.end)
+            elif args.command == "construct":
+                await client.status(wait=True)
+                result = await client.construct(target, args.symbol, task=args.task,
+                                                intent=args.intent, ceiling=args.ceiling)
+                if not args.json:
+                    print(f"# {result.target}: {result.token_count} of {result.ceiling} tokens, "
+                          f"{len(result.window)} items, {len(result.omitted)} omitted",
+                          file=sys.stderr)
             else:
                 await client.status(wait=True)
                 found: Any
@@ -119,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     common(rg)
     rg.add_argument("start", type=int)
     rg.add_argument("end", type=int)
+
+    cs = sub.add_parser("construct", help="the context window for one decision")
+    common(cs)
+    cs.add_argument("--symbol", required=True, help="the declaration being edited")
+    cs.add_argument("--task", default="", help="the ticket text")
+    cs.add_argument("--intent", default="edit", choices=("edit", "rename", "state", "review"))
+    cs.add_argument("--ceiling", type=int, default=24_000, help="hard token ceiling")
 
     for command, what in (("refs", "call sites of a symbol (resolved, then candidates)"),
                           ("tests", "tests that exercise a symbol, with their evidence"),

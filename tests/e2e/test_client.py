@@ -98,6 +98,15 @@ def test_cli_skeleton_read_and_range() -> None:
     assert "_mint" in {d["symbol"] for d in json.loads(out.stdout)["dependencies"]}
     out = _ctxls("read", f"{root}/auth/tokens.py", "nope_nothing", "--root", root)
     assert out.returncode == 1 and out.stderr.startswith("ctxls: no symbol `nope_nothing`")
+    out = _ctxls("construct", f"{root}/billing/pricing.py", "--symbol", "compute_line_total",
+                 "--task", "stack coupons", "--ceiling", "3000", "--root", root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("### E1 · task") and "### E2 · target" in out.stdout
+    assert "of 3000 tokens" in out.stderr
+    out = _ctxls("construct", f"{root}/billing/pricing.py", "--symbol", "compute_line_total",
+                 "--intent", "rename", "--json", "--root", root)
+    ctx = json.loads(out.stdout)
+    assert ctx["intent"] == "rename" and ctx["tokenCount"] <= ctx["ceiling"] == 24000
 
 
 def _frame(message: dict[str, object]) -> bytes:
