@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from gitrepo import GitRepo
 from mining import Edit
 from pyindex import (
     ClassInfo,
@@ -201,10 +202,14 @@ class FactFinder:
         if d.path == self.edit.path and self.edit.start_line <= d.line <= self.edit.end_line:
             return  # the edited function itself, or something defined inside it
         kind = "member" if via_self else "module" if d.path == self.edit.path else "imported"
+        detail = self._detail(entity)
+        if via_self and self.cls is not None and not (
+                d.path == self.cls.path
+                and self.cls.node.lineno <= d.line <= (self.cls.node.end_lineno or 0)):
+            detail += " (inherited)"
         key = (d.path, d.line, d.name)
         if key not in self.facts:
-            self.facts[key] = Fact(d.path, d.line, d.name, kind, ast.unparse(node)[:80],
-                                   self._detail(entity))
+            self.facts[key] = Fact(d.path, d.line, d.name, kind, ast.unparse(node)[:80], detail)
 
     def _detail(self, entity: DefRef) -> str:
         """What kind of definition the line is, read off its source text."""
@@ -227,3 +232,19 @@ class FactFinder:
 
 def needed_facts(project: Project, edit: Edit, child_text: str) -> list[Fact]:
     return FactFinder(project, edit, child_text).run()
+
+
+def git_project(repo: GitRepo, rev: str) -> Project:
+    """The project at ``rev`` read straight from git: facts need no work tree."""
+
+    def read(path: str) -> str | None:
+        try:
+            return repo.show(rev, path)
+        except Exception:
+            return None
+
+    return Project(repo.tree_files(rev), read)
+
+
+def facts_of(repo: GitRepo, edit: Edit) -> list[Fact]:
+    return needed_facts(git_project(repo, edit.parent), edit, repo.show(edit.sha, edit.path))

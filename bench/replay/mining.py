@@ -161,16 +161,13 @@ def check(repo: GitRepo, name: str, commit: Commit, path: str, max_lines: int
                 span.start, span.end, added, removed, len(old_lines))
 
 
-def mine(repo: GitRepo, name: str, n: int, seed: int, max_lines: int = 3000) -> list[Edit]:
-    """Up to ``n`` edits, sampled by a seeded shuffle of the candidate commits, so the same
-    arguments give the same edits on every machine."""
+def sample(repo: GitRepo, name: str, seed: int, max_lines: int = 3000) -> Iterator[Edit]:
+    """Single-function edits in the order of a seeded shuffle of the candidate commits, so
+    the same arguments give the same edits on every machine; the caller stops when it has
+    enough."""
     candidates = candidate_commits(repo)
     random.Random(f"{seed}:{name}").shuffle(candidates)
-    edits = []
     for commit, path in candidates:
         edit = check(repo, name, commit, path, max_lines)
         if edit is not None:
-            edits.append(edit)
-            if len(edits) >= n:
-                break
-    return edits
+            yield edit

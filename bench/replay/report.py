@@ -58,10 +58,8 @@ def target_note(method: str, s: dict[str, Any]) -> str:
 
 def print_table(title: str, records: list[dict[str, Any]], methods: list[str]) -> None:
     n = len(records)
-    zero = sum(1 for r in records if not r["facts"] and "error" not in r)
-    failed = sum(1 for r in records if "error" in r)
-    print(f"\n## {title}: {n} edits, {n - zero - failed} with facts, {zero} needing no fact"
-          + (f", {failed} not analysed" if failed else ""))
+    zero = sum(1 for r in records if not r["facts"])
+    print(f"\n## {title}: {n} edits, {n - zero} with facts, {zero} needing no fact")
     print(f"{'method':14s} {'edits':>5s} {'facts':>5s} {'recall macro':>12s} "
           f"{'recall micro':>12s} {'tokens p50':>10s} {'p90':>7s}  notes")
     for method in methods:
@@ -105,8 +103,8 @@ def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> N
             print(f"          e.g. {example}")
 
 
-def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_status: str | None
-                 ) -> None:
+def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_status: str | None,
+                 sampling: list[dict[str, Any]]) -> None:
     methods = methods_of(records, ceilings)
     repos = list(dict.fromkeys(r["edit"]["repo"] for r in records))
     for repo in repos:
@@ -114,11 +112,15 @@ def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_statu
     print_table("overall", records, methods)
     print("\nrecall macro: mean per-edit recall over edits with >= 1 fact; micro: recalled "
           "facts / all facts. tokens: over every edit the method answered.")
+    for stats in sampling:
+        print(f"{stats['repo']}: {stats['sampled']} single-function edits sampled"
+              + (f", {stats['zero_fact_skipped']} needing no fact skipped (--with-facts)"
+                 if stats["zero_fact_skipped"] else "")
+              + (f", {len(stats['unanalysed'])} not analysed" if stats["unanalysed"] else ""))
+        for line in stats["unanalysed"]:
+            print(f"  not analysed: {line}")
     if aider_status:
         print(f"aider: {aider_status}")
     for method in methods:
         if method.startswith("ctxls@"):
             print_misses(records, method)
-    failed = [r for r in records if "error" in r]
-    for r in failed:
-        print(f"not analysed: {r['edit']['repo']} {r['edit']['sha'][:8]}: {r['error']}")

@@ -48,9 +48,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from facts import Fact, needed_facts  # noqa: E402
+from facts import Fact, facts_of  # noqa: E402
 from gitrepo import GitRepo  # noqa: E402
-from mining import Edit, mine  # noqa: E402
+from mining import Edit, sample  # noqa: E402
 from pyindex import Project  # noqa: E402
 from report import print_report  # noqa: E402
 from windows import Window, file_and_imports, from_aider_map, from_construct, whole_file  # noqa: E402
@@ -159,28 +159,23 @@ async def aider_window(worker: AiderWorker, root: Path, project: Project, edit: 
     return from_aider_map(project, edit.path, reply["map"], count)
 
 
-async def run_edit(repo: GitRepo, edit: Edit, args: argparse.Namespace, worker: AiderWorker,
-                   count: Any) -> dict[str, Any]:
-    record: dict[str, Any] = {"edit": asdict(edit), "facts": [], "windows": {}}
+async def run_edit(repo: GitRepo, edit: Edit, facts: list[Fact], args: argparse.Namespace,
+                   worker: AiderWorker, count: Any) -> dict[str, Any]:
+    """Every method's window for one edit, scored against its facts."""
+    record: dict[str, Any] = {"edit": asdict(edit), "facts": [asdict(f) for f in facts],
+                              "windows": {}}
     with tempfile.TemporaryDirectory(prefix="replay-tree-") as tmp, \
             tempfile.TemporaryDirectory(prefix="replay-cache-") as cache:
         root = Path(tmp)
         repo.archive_to(edit.parent, root)
         files = repo.tree_files(edit.parent)
         project = Project(files, lambda p: _read(root, p))
-        try:
-            facts = needed_facts(project, edit, repo.show(edit.sha, edit.path))
-        except Exception as exc:
-            record["error"] = f"fact extraction failed: {exc}"
-            return record
-        record["facts"] = [asdict(f) for f in facts]
-        windows: dict[str, Window] = {}
         tasks = [ctxls_windows(root, edit, args.ceilings, count, cache)]
         if not args.no_aider:
             tasks.append(aider_window(worker, root, project, edit, files, args.map_tokens,
                                       count))
         results = await asyncio.gather(*tasks)
-        windows.update(results[0])
+        windows: dict[str, Window] = dict(results[0])
         windows["whole file"] = whole_file(project, edit.path, count)
         windows["file+imports"] = file_and_imports(project, edit.path, count)
         if not args.no_aider:
@@ -188,6 +183,35 @@ async def run_edit(repo: GitRepo, edit: Edit, args: argparse.Namespace, worker: 
         for method, window in windows.items():
             record["windows"][method] = score(window, facts)
     return record
+
+
+async def run_repo(git_dir: str, args: argparse.Namespace, worker: AiderWorker, count: Any
+                   ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Sample edits until ``--edits`` are taken (only edits with facts count, and are
+    taken, under ``--with-facts``), and run each."""
+    name = repo_name(git_dir)
+    repo = GitRepo(git_dir)
+    records: list[dict[str, Any]] = []
+    stats = {"repo": name, "sampled": 0, "zero_fact_skipped": 0, "unanalysed": []}
+    for edit in sample(repo, name, args.seed, args.max_lines):
+        stats["sampled"] += 1
+        try:
+            facts = facts_of(repo, edit)
+        except Exception as exc:  # reported, never fatal: the edit is left out
+            stats["unanalysed"].append(f"{edit.sha[:10]} {edit.symbol}: {exc}")
+            continue
+        if args.with_facts and not facts:
+            stats["zero_fact_skipped"] += 1
+            continue
+        record = await run_edit(repo, edit, facts, args, worker, count)
+        records.append(record)
+        if len(records) <= args.show_facts:
+            show_edit(record, repo)
+        print(f"  {name} {len(records)}/{args.edits} {edit.sha[:8]} {edit.symbol}: "
+              f"{len(facts)} facts", file=sys.stderr)
+        if len(records) >= args.edits:
+            break
+    return records, stats
 
 
 def _read(root: Path, path: str) -> str | None:
@@ -230,24 +254,16 @@ async def main_async(args: argparse.Namespace) -> None:
         await worker.start()
     records: list[dict[str, Any]] = []
     started = time.perf_counter()
+    sampling: list[dict[str, Any]] = []
     try:
         for git_dir in args.repos:
-            name = repo_name(git_dir)
-            if name.lower() in EXCLUDED:
-                print(f"{name}: reserved for the independent check, skipped", file=sys.stderr)
+            if repo_name(git_dir).lower() in EXCLUDED:
+                print(f"{git_dir}: reserved for the independent check, skipped",
+                      file=sys.stderr)
                 continue
-            repo = GitRepo(git_dir)
-            t0 = time.perf_counter()
-            edits = mine(repo, name, args.edits, args.seed, args.max_lines)
-            print(f"{name}: {len(edits)} edits mined in {time.perf_counter() - t0:.1f} s",
-                  file=sys.stderr)
-            for i, edit in enumerate(edits):
-                record = await run_edit(repo, edit, args, worker, count)
-                records.append(record)
-                if i < args.show_facts:
-                    show_edit(record, repo)
-                print(f"  {name} {i + 1}/{len(edits)} {edit.sha[:8]} {edit.symbol}: "
-                      f"{len(record['facts'])} facts", file=sys.stderr)
+            repo_records, stats = await run_repo(git_dir, args, worker, count)
+            records += repo_records
+            sampling.append(stats)
     finally:
         await worker.close()
     elapsed = time.perf_counter() - started
@@ -255,9 +271,9 @@ async def main_async(args: argparse.Namespace) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"args": {k: v for k, v in vars(args).items()},
                                "elapsed_s": round(elapsed, 1), "aider": worker.unavailable,
-                               "records": records}, indent=1))
+                               "sampling": sampling, "records": records}, indent=1))
     print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
-                 "skipped (--no-aider)")
+                 "skipped (--no-aider)", sampling)
     print(f"\n{len(records)} edits in {elapsed:.0f} s; per-edit JSON in {out}")
 
 
@@ -266,6 +282,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--repos", default=",".join(DEFAULT_REPOS),
                     help="comma-separated git directories (bare or not)")
     ap.add_argument("--edits", type=int, default=40, help="edits per repository")
+    ap.add_argument("--with-facts", action="store_true",
+                    help="count and run only edits needing at least one fact")
     ap.add_argument("--ceilings", default="24000,4000", help="ctx/construct ceilings")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-lines", type=int, default=3000, help="skip larger edited files")
