@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ctxls import protocol as p
@@ -32,6 +33,7 @@ LIVE_KINDS = {"patch": "patch", "error": "live", "traceback": "live", "test_outp
 MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
 MAX_TESTS = 24
 MAX_CANDIDATES = 40
+SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
 
@@ -350,7 +352,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             path=tv.loc.path, symbol=nd.qualname, rows=(nd.span.start_row, nd.span.last_row),
             key=f"{tv.loc.path}::{nd.qualname}"))
     second = 0
-    for r in callers[:20]:
+    hop = callers[:SECOND_HOP]
+    for r in hop:
         ci = engine.refs.files.get(r.key)
         cd = next((d for d in ci.outline.decls if d.qualname == r.enclosing), None) \
             if ci and r.enclosing else None
@@ -361,6 +364,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
               f"{len(resolved) - len(callers)} direct calls from tests, "
               f"{len(candidates)} unproven name matches, {len(hits)} tests and conftest files, "
               f"{second} second-hop call sites"
+              + (f" (through the first {SECOND_HOP} callers)" if len(callers) > SECOND_HOP
+                 else "")
               + (f"; {unindexed} files not indexed" if unindexed else "")
               + ("; the scan is still running" if engine.scanning else "")
               + ("; no reference table for this language: counts are text matches"
@@ -429,6 +434,7 @@ def _retrieved(engine: Engine, out: Collected, hit: p.RetrievedHit) -> Evidence:
         path=hv.loc.path, rows=(a, b), score=hit.score, key=f"{hv.loc.path}:{a}-{b}")
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_test(path: str) -> bool:
     lang = languages.for_path(path)
     return lang is not None and lang.is_test_file(path)

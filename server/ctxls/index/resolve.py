@@ -100,6 +100,8 @@ class RefIndex:
         self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
         self._go_prefix: dict[str, str | None] = {}  # root -> module path from its go.mod
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
+        self._imported: dict[str, frozenset[str]] = {}  # key -> modules its imports name
+        self._scopes: dict[str, list[str | None]] = {}  # key -> row -> enclosing function
 
     def _names(self, info: FileInfo) -> frozenset[str]:
         return info.tables.name_set()
@@ -112,7 +114,28 @@ class RefIndex:
         for name in self._names(info):
             self.by_name.setdefault(name, set()).add(info.key)
 
+    def imported_modules(self, info: FileInfo) -> frozenset[str]:
+        """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
+        import c``), kept until the file changes: test discovery asks for all test files."""
+        found = self._imported.get(info.key)
+        if found is None:
+            found = frozenset(m for i in info.refs.imports
+                              for a in (self.absolute(info, i),)
+                              for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
+                              if m)
+            self._imported[info.key] = found
+        return found
+
+    def scopes(self, info: FileInfo) -> list[str | None]:
+        """Row -> innermost enclosing function, per file, kept until the file changes."""
+        found = self._scopes.get(info.key)
+        if found is None:
+            found = self._scopes[info.key] = _scopes(info)
+        return found
+
     def remove(self, key: str) -> None:
+        self._imported.pop(key, None)
+        self._scopes.pop(key, None)
         old = self.files.pop(key, None)
         if old is None:
             return
@@ -405,7 +428,7 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
                          depth + 1)
     if "." in obj or "(" in obj:
         return None
-    binding = _binding(info, obj, call.row)
+    binding = _binding(index, info, obj, call.row)
     if binding is None and _implicit_self(info) and selves and around is not None:
         # repo.save() is this.repo.save(), or a field of an enclosing class (inner classes)
         member = f"{sorted(selves)[0]}.{obj}"
@@ -456,34 +479,35 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     return False
 
 
-def _functions(info: FileInfo) -> list[Decl]:
-    return [d for d in info.outline.decls
-            if d.body is not None and d.kind in ("function", "method")]
+def _scopes(info: FileInfo) -> list[str | None]:
+    """The innermost function around each row (its qualname), None at module level."""
+    rows: list[str | None] = [None] * (info.outline.line_count + 1)
+    functions = sorted((d for d in info.outline.decls
+                        if d.body is not None and d.kind in ("function", "method")),
+                       key=lambda d: d.span.start_row)
+    for d in functions:  # later starts are nested deeper: they overwrite their parents
+        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
+            rows[r] = d.qualname
+    return rows
 
 
-def _scope(functions: list[Decl], row: int) -> str | None:
-    """The innermost function around a row (its qualname), None at module level."""
-    best: Decl | None = None
-    for d in functions:
-        if (d.span.start_row <= row <= d.span.last_row
-                and (best is None or d.span.start_row >= best.span.start_row)):
-            best = d
-    return best.qualname if best is not None else None
-
-
-def _binding(info: FileInfo, name: str, row: int) -> Binding | None:
+def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | None:
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
     same = [b for b in info.refs.bindings if b.name == name]
     if not same:
         return None
-    functions = _functions(info)
-    scope = _scope(functions, row)
-    local = [b for b in same if b.row <= row and _scope(functions, b.row) == scope]
+    scopes = index.scopes(info)
+
+    def scope(r: int) -> str | None:
+        return scopes[r] if 0 <= r < len(scopes) else None
+
+    here = scope(row)
+    local = [b for b in same if b.row <= row and scope(b.row) == here]
     if local:
         return local[-1]
-    if scope is not None:
-        module = [b for b in same if _scope(functions, b.row) is None]
+    if here is not None:
+        module = [b for b in same if scope(b.row) is None]
         return module[-1] if module else None
     return None
 
@@ -592,9 +616,7 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
         if not is_test(info.path) or (info.key, None) in hits or any(
                 k == info.key for k, _ in hits):
             continue
-        if any(index.absolute(info, i) in home_modules or
-               ".".join(p for p in (index.absolute(info, i), i.name or "") if p) in home_modules
-               for i in info.refs.imports):
+        if index.imported_modules(info) & home_modules:
             add(TestHit(info.key, info.path, None, f"imports {home.path}'s module"))
     for ref in candidates:
         if is_test(ref.path) and not any(k == ref.key for k, _ in hits):

@@ -13,7 +13,7 @@ import os
 import posixpath
 import threading
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -260,6 +260,7 @@ def name_for(path: str) -> str | None:
     return row[0] if row is not None else None
 
 
+@lru_cache(maxsize=1 << 16)
 def module_style(path: str) -> str | None:
     """How import paths name the file's modules, for languages with reference tables;
     from the TOML file, without compiling anything."""
