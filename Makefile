@@ -1,5 +1,6 @@
 # Two commands do all the set-up on a fresh machine (Python 3.11 + make):
-#   make demo   install into .venv, then print a skeleton and a symbol from the example workspace
+#   make demo   install into .venv, then build a context window and print a skeleton and a
+#               symbol from the example workspace
 #   make test   install into .venv, then lint, type-check and run the whole test suite
 PYTHON ?= python3
 VENV := .venv
@@ -18,6 +19,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/ctxls construct $(EXAMPLE)/billing/pricing.py --symbol compute_line_total \
+		--task "Bulk tiers should stack with coupons up to MAX_DISCOUNT" --ceiling 6000 \
+		--root $(EXAMPLE)
 	$(BIN)/ctxls skeleton $(EXAMPLE)/auth/tokens.py --target refresh_token --root $(EXAMPLE)
 	$(BIN)/ctxls read $(EXAMPLE)/billing/cache.py ShardedLRUCache._evict --root $(EXAMPLE)
 
