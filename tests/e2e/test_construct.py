@@ -167,3 +167,66 @@ async def test_bad_params_get_clear_errors_and_the_server_keeps_serving(
                                                             "score": 1.0}]})
     assert any("outside" in n for n in r["notes"])  # refused, never read
     assert r["tokenCount"] > 0
+
+
+async def test_intent_state_sends_the_mutators_and_the_constructor(vscode: LanguageClient
+                                                                    ) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    r = await construct(vscode, path="billing/cache.py",
+                        target={"symbol": "ShardedLRUCache.put"}, intent="state",
+                        task="Make put idempotent for the same key and value")
+    state = {w["symbol"]: w for w in r["window"] if w["kind"] == "symbol"
+             and w["role"] == "target"}
+    assert "ShardedLRUCache.__init__" in state
+    src = (root / "billing/cache.py").read_text().splitlines()
+    mutators = {"ShardedLRUCache._evict", "ShardedLRUCache.invalidate_tag",
+                "ShardedLRUCache.clear"}
+    assert mutators <= set(state) | {w["symbol"] for w in r["window"]
+                                     if w["pointerTo"] is not None}
+    for w in state.values():  # in full, or at least their own lines
+        assert w["rendering"] in ("verbatim", "pointer") or w["pointerTo"]
+    assert "ShardedLRUCache.get" not in state  # reads only: not a mutator
+    assert any("self._shards" in line for line in src)
+
+
+async def test_obligations_named_tests_criteria_and_residue(vscode: LanguageClient) -> None:
+    r = await construct(
+        vscode, path="billing/pricing.py", target={"symbol": "compute_line_total"},
+        task="Stack bulk tiers with coupons",
+        obligations=[{"id": "O1", "text": "Coupons and bulk tiers stack, capped",
+                      "targets": ["billing/pricing.py::bulk_discount_for"],
+                      "tests": ["tests/test_pricing.py::test_discount_is_capped"]}],
+        acceptanceCriteria=["A 10% coupon on 100 units gives 20% off", "Never above 90%"],
+        retrieved=[{"path": "billing/ui.py", "symbol": "format_price_label", "score": 0.7,
+                    "query": "price"},
+                   {"path": "billing/pricing.py", "symbol": "bulk_discount_for",
+                    "score": 0.9}])
+    core = [w for w in r["window"] if w["role"] == "core"]
+    assert [w["kind"] for w in core] == ["plan_node", "plan_node", "acceptance_criteria",
+                                         "acceptance_criteria"]
+    assert all(w["placement"] == "front" for w in core)
+    named = item(r, symbol="test_discount_is_capped")
+    assert named["rendering"] == "verbatim" and named["placement"] == "back"
+    gate = {g["id"]: g for g in r["gateLog"]}
+    ui = next(g for g in r["gateLog"] if g["path"] == "billing/ui.py")
+    assert ui["decision"] == "residue-admitted" and "score 0.7" in ui["reason"]
+    assert item(r, path="billing/ui.py")["role"] == "retrieved"
+    hit = next(g for g in r["gateLog"] if g["kind"] == "retrieved_hit"
+               and g["symbol"] == "bulk_discount_for")
+    assert hit["decision"] == "admitted"  # linked: the obligation names it
+    strict = await call(vscode, "ctx/construct", {
+        "path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+        "retrieved": [{"path": "billing/ui.py", "symbol": "format_price_label", "score": 0.7}],
+        "reservations": {"retrieved": 0}})
+    assert not any(w["path"] == "billing/ui.py" for w in strict["window"])
+    assert any(o["path"] == "billing/ui.py" for o in strict["omitted"])
+    assert len(gate) == len(r["gateLog"])
+
+
+async def test_target_by_position(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    src = (root / "billing/pricing.py").read_text().splitlines()
+    row = next(i for i, line in enumerate(src) if "rate = _clamp_discount(" in line)
+    r = await construct(vscode, path="billing/pricing.py",
+                        target={"position": {"line": row, "character": 8}})
+    assert r["target"] == "billing/pricing.py::compute_line_total"

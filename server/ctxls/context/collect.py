@@ -453,9 +453,11 @@ def _line(engine: Engine, out: Collected, key: str, row: int) -> str:
 
 
 SELF_ATTR = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
-ASSIGNED = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:[-+*/|&]?=(?!=)|"
-                      r"\.(?:append|extend|add|update|pop|clear|remove|insert|discard|"
-                      r"setdefault)\()")
+ASSIGNED = re.compile(
+    r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])*\s*(?:[-+*/|&]?=(?!=)|"
+    r"\.(?:append|extend|add|update|pop|popitem|clear|remove|insert|discard|setdefault|"
+    r"move_to_end|sort|reverse)\()"
+    r"|\bdel\s+(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def _state_methods(v: View, decl: Decl) -> list[Decl]:
@@ -473,6 +475,6 @@ def _state_methods(v: View, decl: Decl) -> list[Decl]:
             continue
         text = "\n".join(v.lines[d.span.start_row : d.span.last_row + 1])
         if d.name in ("__init__", "constructor", "new", "initialize") or \
-                attrs_used & set(ASSIGNED.findall(text)):
+                attrs_used & {a or b for a, b in ASSIGNED.findall(text)}:
             out.append(d)
     return out
