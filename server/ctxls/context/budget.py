@@ -31,7 +31,8 @@ FAILING = ("test_output", "traceback", "error")
 LABEL = {
     "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
     "target": "target", "obligation-target": "obligation target", "state": "state",
-    "dependency": "definition used", "module-interface": "interface", "caller": "call site",
+    "dependency": "definition used", "module-interface": "interface",
+    "import": "imported", "caller": "call site",
     "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",
     "retrieved": "retrieved", "digest": "impact", "live": "live",
 }

@@ -33,6 +33,7 @@ LIVE_KINDS = {"patch": "patch", "error": "live", "traceback": "live", "test_outp
 MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
 MAX_TESTS = 24
 MAX_CANDIDATES = 40
+MAX_MODULES = 12  # imported project modules shown as interfaces
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
@@ -237,12 +238,42 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             key=f"{dv.loc.path}::{d.qualname}"))
         if dv.loc.path != v.loc.path:
             modules.setdefault(dep.key, set()).add(d.qualname)
-    for key, used in modules.items():
+    # The names the file's header binds from other project files (seed 000: the header is
+    # where a name gets its meaning), then the modules it imports: dependencies' modules
+    # first, then the others, each as its public interface.
+    imported: dict[str, list[Decl]] = {}
+    if info is not None:
+        for imp in info.refs.imports:
+            mod_file = engine.refs.module_file(engine.refs.absolute(info, imp))
+            if imp.name and imp.name != "*":
+                found_imp = engine.refs.imported(info, imp)
+                if found_imp is not None and found_imp[0].key != info.key:
+                    imported.setdefault(found_imp[0].key, []).append(found_imp[1])
+                    modules.setdefault(found_imp[0].key, set())
+                    continue
+                mod_file = engine.refs.module_file(
+                    f"{engine.refs.absolute(info, imp)}.{imp.name}") or mod_file
+            if mod_file is not None and mod_file.key != info.key:
+                modules.setdefault(mod_file.key, set())
+    for key, defs in imported.items():
+        iv = engine.view(engine.locate(path=key))
+        shown = [d for d in defs if f"{iv.loc.path}::{d.qualname}" not in
+                 {e.key for e in items}]
+        if not shown:
+            continue
+        items.append(Evidence(
+            "", "03", "symbol", "", f"03: what {v.loc.path} imports from {iv.loc.path}",
+            "interfaces", "import",
+            {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]),
+             "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
+            path=iv.loc.path, key=f"{iv.loc.path}::imports"))
+    for key, used in list(modules.items())[:MAX_MODULES]:
         mv = engine.view(engine.locate(path=key))
         if mv.outline is None:
             continue
+        skip = used | {d.qualname for d in imported.get(key, [])}
         public = [d for d in mv.outline.decls
-                  if d.qualname not in used and not d.name.startswith("_")
+                  if d.qualname not in skip and not d.name.startswith("_")
                   and not any(part.startswith("_") for part in d.parents)
                   and d.kind not in ("field",)
                   and (not d.parents or d.kind in ("method", "function", "attribute"))]
@@ -251,8 +282,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         rows = [r for d in public for r in _sig_rows(d)]
         names = ", ".join(d.qualname for d in public[:60])
         items.append(Evidence(
-            "", "03", "symbol", "", f"03: the rest of the public interface of {mv.loc.path}, "
-            "which the target depends on", "interfaces", "module-interface",
+            "", "03", "symbol", "", f"03: the public interface of {mv.loc.path}, which "
+            f"{v.loc.path} imports", "interfaces", "module-interface",
             {"signature": _text(engine, mv, rows),
              "name": Text(f"{mv.loc.path}: {names}\n")},
             path=mv.loc.path, key=f"{mv.loc.path}::*"))

@@ -16,7 +16,7 @@ from ctxls.context.model import Placed
 # Which role keeps a duplicated fact: the strongest reason to show it wins.
 STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "state",
             "named-test", "live", "dependency", "test", "caller", "reference",
-            "module-interface", "conftest", "retrieved", "digest")
+            "import", "module-interface", "conftest", "retrieved", "digest")
 
 
 def _strength(p: Placed) -> int:

@@ -24,7 +24,8 @@ OBLIGATION = {
     "obligation-target": "a target symbol the obligation names",
     "named-test": "a test the obligation names",
     "dependency": "a definition the target's body uses",
-    "module-interface": "the module a dependency of the target lives in",
+    "module-interface": "a project module the target's file imports",
+    "import": "a definition the target's file imports (its header binds the name)",
     "state": "mutates the attributes the target works on (intent `state`)",
 }
 IMPACT = {

@@ -13,7 +13,7 @@ import attrs
 from ctxls.context.model import Placed
 
 FRONT = ("task", "plan", "acceptance", "target", "obligation-target", "state", "dependency")
-MIDDLE = ("module-interface", "caller", "reference", "test", "conftest", "retrieved",
+MIDDLE = ("import", "module-interface", "caller", "reference", "test", "conftest", "retrieved",
           "digest")
 FAILING = ("test_output", "traceback", "error")
 

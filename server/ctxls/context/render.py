@@ -18,6 +18,7 @@ TABLE: dict[tuple[str, str], str] = {
     ("acceptance_criteria", "acceptance"): "verbatim",
     ("symbol", "dependency"): "signature",  # related symbols: signature + one-line doc
     ("symbol", "module-interface"): "signature",
+    ("symbol", "import"): "signature",
     ("symbol", "state"): "verbatim",  # intent state: the mutating methods, in full
     ("graph_edge", "caller"): "signature",  # signature + the call span only
     ("graph_edge", "reference"): "name",  # intent rename: one line per reference
