@@ -230,3 +230,28 @@ async def test_target_by_position(vscode: LanguageClient) -> None:
     r = await construct(vscode, path="billing/pricing.py",
                         target={"position": {"line": row, "character": 8}})
     assert r["target"] == "billing/pricing.py::compute_line_total"
+
+
+async def test_attributes_set_outside_init_travel_with_a_method(vscode: LanguageClient
+                                                                 ) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    filler = "".join(f"    def helper_{i}(self) -> int:\n        x = {i}\n        y = x * 2\n"
+                     f"        return x + y\n\n" for i in range(50))
+    (root / "billing/meter.py").write_text(
+        "class Meter:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.count = 0\n\n"
+        "    def start(self) -> None:\n"
+        "        self.started_at = 12\n"
+        "        self.count += 1\n"
+        "        self.count *= 1\n\n"
+        + filler
+        + "    def elapsed(self, now: int) -> int:\n"
+        "        return now - self.started_at\n")
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await construct(vscode, path="billing/meter.py", target={"symbol": "Meter.elapsed"},
+                        task="Return 0 before start")
+    rows = shown_rows(r, "billing/meter.py")
+    assert 5 in rows  # `self.started_at = 12`, set in start(), is shown
+    fields = item(r, symbol="Meter.<fields>")
+    assert fields["role"] == "target" and "self.started_at = 12" in fields["text"]

@@ -197,6 +197,28 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
          "name": _name_line(v, decl)},
         path=v.loc.path, symbol=decl.qualname, rows=own, key=home_key))
 
+    # The attributes the target's class keeps on self, where each is first set, when the
+    # skeleton does not show that line (set outside __init__, or in a long class).
+    if info is not None and decl.parents:
+        cls_name = decl.parents[-1]
+        cls_decl = next((d for d in v.outline.decls if d.qualname == cls_name), None)
+        shown_rows = {r for a, b in sk.shown for r in range(a, b + 1)}
+        first: dict[str, int] = {}
+        if cls_decl is not None:
+            for row in range(cls_decl.span.start_row, cls_decl.span.last_row + 1):
+                for m in SETS_FIELD.finditer(v.lines[row]):
+                    first.setdefault(m.group(1), row)
+        field_rows = sorted({r for r in first.values() if r not in shown_rows})
+        if field_rows:
+            names = ", ".join(n for n, r in sorted(first.items(), key=lambda x: x[1])
+                              if r in field_rows)
+            items.append(Evidence(
+                "", "03", "symbol", "", f"03: where {cls_name} first sets its attributes",
+                "target", "fields",
+                {"verbatim": _text(engine, v, [(r, r) for r in field_rows]),
+                 "name": Text(f"{v.loc.path}: {cls_name} sets {names}\n")},
+                path=v.loc.path, symbol=f"{cls_name}.<fields>", key=f"{home_key}::fields"))
+
     # ---- 07: other targets the obligations name ------------------------------------------
     for ob in params.obligations:
         for name in ob.targets:
@@ -483,6 +505,7 @@ def _line(engine: Engine, out: Collected, key: str, row: int) -> str:
     return lines[row].strip() if 0 <= row < len(lines) else ""
 
 
+SETS_FIELD = re.compile(r"\b(?:self|this)\.([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]+)?=(?!=)")
 SELF_ATTR = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
 ASSIGNED = re.compile(
     r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])*\s*(?:[-+*/|&]?=(?!=)|"

@@ -12,7 +12,8 @@ import attrs
 
 from ctxls.context.model import Placed
 
-FRONT = ("task", "plan", "acceptance", "target", "obligation-target", "state", "dependency")
+FRONT = ("task", "plan", "acceptance", "target", "fields", "obligation-target", "state",
+         "dependency")
 MIDDLE = ("import", "module-interface", "caller", "reference", "test", "conftest", "retrieved",
           "digest")
 FAILING = ("test_output", "traceback", "error")

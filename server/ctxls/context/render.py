@@ -19,7 +19,8 @@ TABLE: dict[tuple[str, str], str] = {
     ("symbol", "dependency"): "signature",  # related symbols: signature + one-line doc
     ("symbol", "module-interface"): "signature",
     ("symbol", "import"): "signature",
-    ("symbol", "state"): "verbatim",  # intent state: the mutating methods, in full
+    ("symbol", "state"): "verbatim",
+    ("symbol", "fields"): "verbatim",  # intent state: the mutating methods, in full
     ("graph_edge", "caller"): "signature",  # signature + the call span only
     ("graph_edge", "reference"): "name",  # intent rename: one line per reference
     ("graph_edge", "digest"): "digest",
