@@ -255,3 +255,11 @@ def test_build_runs_every_stage_in_order() -> None:
     none = build(cands, intent="edit", ceiling=2000, reservations={"retrieved": 0},
                  count=count, decision_terms=frozenset())
     assert {d.id: d.decision for d in none.gate_log}["E4"] == "rejected"
+
+
+def test_a_pointer_with_no_room_is_omitted_not_a_crash() -> None:
+    items = _window(2)
+    dup = attrs.evolve(items[2], rendering="pointer", pointer_to=items[1].item.id,
+                       item=attrs.evolve(items[2].item, id="E99"))
+    out = budget.fit([*items, dup], 260, {"tests": 1}, count, frozenset())
+    assert out.tokens <= 260

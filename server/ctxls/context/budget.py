@@ -192,8 +192,9 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
             if got is None:
                 best = p
                 reason = (f"no room in the `{role}` role ({allowance} tokens, {used} used)")
-                if len(p.view.text.encode()) > IRREDUCIBLE and p.rendering in ("verbatim",
-                                                                               "excerpt"):
+                richest = p.item.renderings.get(p.rendering)
+                if richest is not None and len(richest.text.encode()) > IRREDUCIBLE and \
+                        p.rendering in ("verbatim", "excerpt"):
                     reason += "; irreducible below 1 KB at its required rendering: flagged"
                 omitted.append((best, reason))
                 steps.append(Step("omit", p.item.id, reason, 0))

@@ -36,6 +36,9 @@ class Text:
     shown: tuple[tuple[int, int], ...] = ()  # 0-based inclusive rows of ``Evidence.path``
 
 
+EMPTY = Text("")
+
+
 @attrs.frozen
 class Evidence:
     id: str  # E1, E2, ... in pool order; stable within one request
@@ -96,4 +99,5 @@ class Placed:
 
     @property
     def view(self) -> Text:
-        return self.item.renderings[self.rendering]
+        """The chosen rendering; empty for a dedup pointer (its header says it all)."""
+        return self.item.renderings.get(self.rendering, EMPTY)
