@@ -14,7 +14,7 @@ it. Attribute chains are followed while their base is a module, a class or ``sel
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gitrepo import GitRepo
 from mining import Edit
@@ -38,6 +38,7 @@ class Fact:
     kind: str  # module | member | imported
     via: str  # the expression on the added line that needs it
     detail: str  # what the definition is: function, method, class, self field, ...
+    used_before: bool = False  # the parent's version of the function already used it
 
 
 @dataclass(frozen=True)
@@ -230,8 +231,15 @@ class FactFinder:
         return "self field" if "." in head else "class attribute"
 
 
-def needed_facts(project: Project, edit: Edit, child_text: str) -> list[Fact]:
-    return FactFinder(project, edit, child_text).run()
+def needed_facts(project: Project, edit: Edit, child_text: str, parent_text: str
+                 ) -> list[Fact]:
+    """The edit's facts, each marked ``used_before`` when the function's parent version
+    already referred to the same definition: a window built from the current body can find
+    those, the others it has to anticipate."""
+    facts = FactFinder(project, edit, child_text).run()
+    whole_body = replace(edit, added=list(range(edit.start_line, edit.end_line + 1)))
+    before = {(f.path, f.line, f.name) for f in FactFinder(project, whole_body, parent_text).run()}
+    return [replace(f, used_before=(f.path, f.line, f.name) in before) for f in facts]
 
 
 def git_project(repo: GitRepo, rev: str) -> Project:
@@ -247,4 +255,5 @@ def git_project(repo: GitRepo, rev: str) -> Project:
 
 
 def facts_of(repo: GitRepo, edit: Edit) -> list[Fact]:
-    return needed_facts(git_project(repo, edit.parent), edit, repo.show(edit.sha, edit.path))
+    return needed_facts(git_project(repo, edit.parent), edit, repo.show(edit.sha, edit.path),
+                        repo.show(edit.parent, edit.path))

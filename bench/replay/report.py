@@ -73,6 +73,7 @@ def print_table(title: str, records: list[dict[str, Any]], methods: list[str]) -
 def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> None:
     """Missed facts by kind, then the (kind, what it is) groups missed most, with examples."""
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_origin: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     groups: Counter[tuple[str, str]] = Counter()
     examples: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in records:
@@ -82,9 +83,13 @@ def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> N
         missed = set(window["missed"])
         for fact in r["facts"]:
             key = f"{fact['path']}:{fact['line']}"
+            origin = ("already used by the function's parent version"
+                      if fact.get("used_before") else "new to the function (the edit added it)")
             by_kind[fact["kind"]][1] += 1
+            by_origin[origin][1] += 1
             if key in missed:
                 by_kind[fact["kind"]][0] += 1
+                by_origin[origin][0] += 1
                 group = (fact["kind"], fact["detail"])
                 groups[group] += 1
                 if len(examples[group]) < 2:
@@ -96,6 +101,8 @@ def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> N
     print(f"\n## {method}: missed facts by kind (missed / all)")
     for kind, (miss, total) in sorted(by_kind.items()):
         print(f"  {kind:9s} {miss:4d} / {total:4d}")
+    for label, (miss, total) in sorted(by_origin.items()):
+        print(f"  {label:44s} {miss:4d} / {total:4d}")
     print(f"  most frequently missed (kind: what the definition is), top {top}:")
     for (kind, detail), n in groups.most_common(top):
         print(f"  {n:4d}  {kind}: {detail}")

@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -63,6 +64,20 @@ DEFAULT_REPOS = [f"/work/.mirror/{name}/repo" for name in (
     "marshmallow-code+marshmallow", "encode+starlette", "python-poetry+tomlkit")]
 EXCLUDED = {"requests", "flask", "click", "httpx", "attrs", "werkzeug", "pydantic"}
 METHOD_NOT_FOUND = -32601
+
+
+def ctxls_version() -> str:
+    """The ctxls commit the server runs from, flagged when server/ has uncommitted changes
+    (the server is the editable install, so it runs whatever the work tree holds)."""
+    top = HERE.parent.parent
+    try:
+        rev = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "server"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return rev + (" + uncommitted changes in server/" if dirty else "")
 
 
 def repo_name(git_dir: str) -> str:
@@ -249,6 +264,7 @@ def show_edit(record: dict[str, Any], repo: GitRepo) -> None:
 
 async def main_async(args: argparse.Namespace) -> None:
     count = tokenizer().count
+    version = ctxls_version()
     worker = AiderWorker(args.aider_python)
     if not args.no_aider:
         await worker.start()
@@ -270,11 +286,12 @@ async def main_async(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"args": {k: v for k, v in vars(args).items()},
-                               "elapsed_s": round(elapsed, 1), "aider": worker.unavailable,
+                               "ctxls": version, "elapsed_s": round(elapsed, 1),
+                               "aider": worker.unavailable,
                                "sampling": sampling, "records": records}, indent=1))
     print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
                  "skipped (--no-aider)", sampling)
-    print(f"\n{len(records)} edits in {elapsed:.0f} s; per-edit JSON in {out}")
+    print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; per-edit JSON in {out}")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
