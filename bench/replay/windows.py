@@ -45,7 +45,11 @@ def from_construct(result: dict[str, Any], count: Any) -> Window:
             lines.update(range(rng["start"]["line"], rng["end"]["line"] + 1))
     tokens = result.get("tokenCount")
     window.tokens = int(tokens) if tokens is not None else count(result.get("text") or "")
-    window.extra = {"items": len(result.get("window") or [])}
+    roles: dict[str, int] = {}
+    for item in result.get("window") or []:
+        key = f"{item.get('role')}/{item.get('rendering')}"
+        roles[key] = roles.get(key, 0) + int(item.get("tokens") or 0)
+    window.extra = {"items": len(result.get("window") or []), "roles": roles}
     return window
 
 

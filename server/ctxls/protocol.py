@@ -200,7 +200,7 @@ class DependencyItem:
     uri: str
     path: str
     range: Range
-    relation: str  # call | constant | import | attribute
+    relation: str  # call | constant | name | import | attribute
     line: int  # 1-based line where the body (or its file's import) uses it
 
 

@@ -255,3 +255,39 @@ async def test_attributes_set_outside_init_travel_with_a_method(vscode: Language
     assert 5 in rows  # `self.started_at = 12`, set in start(), is shown
     fields = item(r, symbol="Meter.<fields>")
     assert fields["role"] == "target" and "self.started_at = 12" in fields["text"]
+
+
+async def test_a_methods_window_shows_its_project_base_classes(vscode: LanguageClient
+                                                                ) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    (root / "billing/shapes.py").write_text(
+        "class Shape:\n"
+        "    def __init__(self, name: str) -> None:\n"
+        "        self.name = name\n\n"
+        "    def area(self) -> float:\n"
+        "        raise NotImplementedError\n\n\n"
+        "class Square(Shape):\n"
+        "    def __init__(self, side: float) -> None:\n"
+        "        super().__init__('square')\n"
+        "        self.side = side\n\n"
+        "    def describe(self) -> str:\n"
+        "        return f'{self.name}: {self.area()}'\n")
+    await call(vscode, "ctx/status", {"wait": True})
+    r = await construct(vscode, path="billing/shapes.py",
+                        target={"symbol": "Square.describe"}, task="Round the area")
+    base = [w for w in r["window"] if w["symbol"] == "Shape" and w["role"] == "interfaces"]
+    assert base, [(w["symbol"], w["role"]) for w in r["window"]]
+    assert base[0]["pointerTo"] or "self.name = name" in base[0]["text"]
+
+
+async def test_dependencies_include_classes_named_but_not_called(vscode: LanguageClient
+                                                                  ) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    (root / "billing/kinds.py").write_text(
+        "class Cash:\n    pass\n\n\nclass Card:\n    pass\n\n\n"
+        "def is_payment(x: object) -> bool:\n    return isinstance(x, (Cash, Card))\n")
+    await call(vscode, "ctx/status", {"wait": True})
+    deps = await call(vscode, "ctx/dependencies", {"path": "billing/kinds.py",
+                                                   "name": "is_payment"})
+    named = {(d["symbol"], d["relation"]) for d in deps["dependencies"]}
+    assert {("Cash", "name"), ("Card", "name")} <= named

@@ -31,7 +31,7 @@ FAILING = ("test_output", "traceback", "error")
 LABEL = {
     "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
     "target": "target", "obligation-target": "obligation target", "state": "state",
-    "fields": "attributes",
+    "fields": "attributes", "base": "base class",
     "dependency": "definition used", "module-interface": "interface",
     "import": "imported", "caller": "call site",
     "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",

@@ -33,6 +33,7 @@ LIVE_KINDS = {"patch": "patch", "error": "live", "traceback": "live", "test_outp
 MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
 MAX_TESTS = 24
 MAX_CANDIDATES = 40
+MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
@@ -218,6 +219,33 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 {"verbatim": _text(engine, v, [(r, r) for r in field_rows]),
                  "name": Text(f"{v.loc.path}: {cls_name} sets {names}\n")},
                 path=v.loc.path, symbol=f"{cls_name}.<fields>", key=f"{home_key}::fields"))
+
+    # The classes the target's class inherits from, as far as they are in the project: the
+    # members `self.` and `super()` reach there (their signatures and the lines that set
+    # their attributes).
+    if info is not None and decl.parents:
+        cls_decl = next((d for d in v.outline.decls if d.qualname == decl.parents[-1]
+                         and d.kind == "class"), None)
+        bases = list(engine.refs.ancestors(info, cls_decl))[1 : 1 + MAX_BASES] \
+            if cls_decl is not None else []
+        for base_key, base_name in bases:
+            bv = _view(engine, out, base_key)
+            bd = next((d for d in bv.outline.decls if d.qualname == base_name), None) \
+                if bv.outline else None
+            if bd is None or bv.outline is None:
+                continue
+            rows = _sig_rows(bd)[:1]
+            for member in bv.outline.decls:
+                if member.parents[-1:] == (base_name,):
+                    rows += _sig_rows(member) if member.kind in ("method", "function") else \
+                        [(member.span.start_row, member.span.start_row)]
+            for row in range(bd.span.start_row, bd.span.last_row + 1):
+                if SETS_FIELD.search(bv.lines[row]):
+                    rows.append((row, row))
+            items.append(Evidence(
+                "", "03", "symbol", "", f"03: {decl.parents[-1]} inherits from it", "interfaces",
+                "base", {"signature": _text(engine, bv, rows), "name": _name_line(bv, bd)},
+                path=bv.loc.path, symbol=bd.qualname, key=f"{bv.loc.path}::{bd.qualname}::base"))
 
     # ---- 07: other targets the obligations name ------------------------------------------
     for ob in params.obligations:

@@ -26,6 +26,7 @@ OBLIGATION = {
     "dependency": "a definition the target's body uses",
     "module-interface": "a project module the target's file imports",
     "import": "a definition the target's file imports (its header binds the name)",
+    "base": "a project class the target's class inherits from",
     "fields": "the attributes the target's class keeps on self",
     "state": "mutates the attributes the target works on (intent `state`)",
 }

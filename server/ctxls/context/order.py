@@ -13,7 +13,7 @@ import attrs
 from ctxls.context.model import Placed
 
 FRONT = ("task", "plan", "acceptance", "target", "fields", "obligation-target", "state",
-         "dependency")
+         "dependency", "base")
 MIDDLE = ("import", "module-interface", "caller", "reference", "test", "conftest", "retrieved",
           "digest")
 FAILING = ("test_output", "traceback", "error")

@@ -20,7 +20,8 @@ TABLE: dict[tuple[str, str], str] = {
     ("symbol", "module-interface"): "signature",
     ("symbol", "import"): "signature",
     ("symbol", "state"): "verbatim",
-    ("symbol", "fields"): "verbatim",  # intent state: the mutating methods, in full
+    ("symbol", "fields"): "verbatim",
+    ("symbol", "base"): "signature",  # intent state: the mutating methods, in full
     ("graph_edge", "caller"): "signature",  # signature + the call span only
     ("graph_edge", "reference"): "name",  # intent rename: one line per reference
     ("graph_edge", "digest"): "digest",

@@ -641,7 +641,7 @@ class Dependency(NamedTuple):
     key: str
     path: str
     decl: Decl
-    relation: str  # call | constant | import | attribute
+    relation: str  # call | constant | name | import | attribute
     row: int  # where the body uses it
 
 
@@ -664,8 +664,10 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
     body = "\n".join(lines[first : last + 1])
     words = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", body))
     for d in info.outline.decls:
-        if not d.parents and d.name in words and d.kind in ("variable", "constant", "type"):
-            add((info, d), "constant", first)
+        if not d.parents and d.name in words:  # named, not called: a value, a class in
+            add((info, d), "constant" if d.kind in ("variable", "constant", "type")
+                else "name", first)  # an isinstance() tuple, a default factory
+
     for imp in info.refs.imports:
         if imp.local in words and imp.name and imp.name != "*":
             add(index.imported(info, imp), "import", imp.row)
