@@ -263,3 +263,24 @@ def test_a_pointer_with_no_room_is_omitted_not_a_crash() -> None:
                        item=attrs.evolve(items[2].item, id="E99"))
     out = budget.fit([*items, dup], 260, {"tests": 1}, count, frozenset())
     assert out.tokens <= 260
+
+
+def test_a_pointer_whose_survivor_is_demoted_shows_its_own_lines() -> None:
+    body = [f"    v{i} = g(v{i - 1})" for i in range(1, 200)]
+    target = Placed(ev("target", "changed_entity", source="05", role="target", symbol="f",
+                       key="m.py::f", renderings={
+                           "verbatim": numbered(0, ["K = 1", "def f():", *body]),
+                           "signature": numbered(1, ["def f():"])}), "verbatim")
+    const = Placed(ev("dependency", source="03", role="interfaces", symbol="K", key="m.py::K",
+                      renderings={"signature": numbered(0, ["K = 1"])}), "signature")
+    items = [attrs.evolve(p, item=attrs.evolve(p.item, id=f"E{i}"))
+             for i, p in enumerate([target, const], 1)]
+    items, pairs = dedup.collapse(items)
+    assert pairs == [("E2", "E1")]
+    out = budget.fit(order.place(items), 400, None, count, frozenset())
+    kept = {p.item.id: p for p in out.window}
+    assert kept["E1"].rendering != "verbatim"  # the target did not fit whole
+    assert kept["E2"].pointer_to is None and "K = 1" in kept["E2"].text
+    assert any(s.step == "restore" for s in out.steps)
+    roomy = budget.fit(order.place(items), 24_000, None, count, frozenset())
+    assert {p.item.id: p for p in roomy.window}["E2"].pointer_to == "E1"

@@ -24,6 +24,7 @@ from collections.abc import Callable
 import attrs
 
 from ctxls.context.compress import IRREDUCIBLE, clip, sliding_window, tail
+from ctxls.context.dedup import covers
 from ctxls.context.model import LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
 
 DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
@@ -187,6 +188,7 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         allowance = min(left, max(res[role], left - later))
         used = 0
         for p in [q for q in items if _role(q) == role]:
+            p = _restore(p, kept, steps)
             room = allowance - used
             got = _fit_item(p, room, count, decision_terms, steps, cost)
             if got is None:
@@ -252,6 +254,20 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         text = join(window)
         total = count(text)
     return Outcome(window, steps, omitted, text, total, flagged)
+
+
+def _restore(p: Placed, kept: dict[str, Placed], steps: list[Step]) -> Placed:
+    """A dedup pointer whose survivor was demoted or left out shows its own lines again."""
+    if p.pointer_to is None or p.was is None:
+        return p
+    survivor = kept.get(p.pointer_to)
+    own = attrs.evolve(p, rendering=p.was, pointer_to=None, was=None)
+    if survivor is not None and ((survivor.item.key == p.item.key and p.item.key)
+                                 or covers(survivor, own)):
+        return p
+    steps.append(Step("restore", p.item.id, f"{p.pointer_to} no longer shows its lines at "
+                      f"{survivor.rendering if survivor else 'all'}: shown on its own", 0))
+    return own
 
 
 def _fit_item(p: Placed, room: int, count: Callable[[str], int],

@@ -15,6 +15,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+import attrs
+
 from ctxls import protocol as p
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
@@ -189,11 +191,21 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     deps = dependencies(engine.refs, info.key, decl, v.lines) if info is not None else []
     same_file = [d for d in deps if d.key == info.key] if info is not None else []
     own = (decl.span.start_row, decl.span.last_row)
-    excerpt_rows = [*lineage, *(r for d in same_file for r in _sig_rows(d.decl)), own]
+    siblings = [(d.name_span.start_row, d.name_span.start_row) for d in v.outline.decls
+                if not d.parents or d.parents == decl.parents]
+    excerpt_rows = [*lineage, *(r for d in same_file for r in _sig_rows(d.decl)), *siblings,
+                    *[(h.span.start_row, h.span.last_row) for h in v.outline.header
+                      if h.kind == "constant"], own]
+    renderings = {"verbatim": Text(sk.text, sk.shown)}
+    if sk.mode == "skeleton":  # without docstrings, for when the skeleton does not fit
+        bare = render(v.outline, v.lines, v.marker, v.comment, decl, None,
+                      attrs.evolve(opts, doc_lines=0))
+        if len(bare.text) < len(sk.text):
+            renderings["compact"] = Text(bare.text, bare.shown)
     items.append(Evidence(
         "", "05", "changed_entity", "", f"05: the target {decl.qualname} ({sk.mode}: "
         f"{sk.reason})", "target", "target",
-        {"verbatim": Text(sk.text, sk.shown), "excerpt": _text(engine, v, excerpt_rows),
+        {**renderings, "excerpt": _text(engine, v, excerpt_rows),
          "signature": _text(engine, v, [*lineage, *_sig_rows(decl)]),
          "name": _name_line(v, decl)},
         path=v.loc.path, symbol=decl.qualname, rows=own, key=home_key))
@@ -329,7 +341,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                   and (not d.parents or d.kind in ("method", "function", "attribute"))]
         if not public:
             continue
-        rows = [r for d in public for r in _sig_rows(d)]
+        rows = [(d.name_span.start_row, d.name_span.start_row) for d in public]  # def lines
         names = ", ".join(d.qualname for d in public[:60])
         items.append(Evidence(
             "", "03", "symbol", "", f"03: the public interface of {mv.loc.path}, which "

@@ -24,7 +24,7 @@ def _strength(p: Placed) -> int:
     return STRENGTH.index(r) if r in STRENGTH else len(STRENGTH)
 
 
-def _covers(outer: Placed, inner: Placed) -> bool:
+def covers(outer: Placed, inner: Placed) -> bool:
     """``outer`` already shows verbatim every line ``inner`` would show."""
     if (outer.item.path is None or outer.item.path != inner.item.path
             or outer.rendering in ("name", "pointer", "digest")
@@ -47,13 +47,13 @@ def collapse(items: list[Placed]) -> tuple[list[Placed], list[tuple[str, str]]]:
             continue
         same = next((j for j in survivors
                      if (p.item.key and items[j].item.key == p.item.key)
-                     or _covers(items[j], p)), None)
+                     or covers(items[j], p)), None)
         if same is None:
             survivors.append(i)
             continue
         keep = out[same]
         merged = tuple(dict.fromkeys(keep.item.obligations + p.item.obligations))
         out[same] = attrs.evolve(keep, item=attrs.evolve(keep.item, obligations=merged))
-        out[i] = attrs.evolve(p, rendering="pointer", pointer_to=keep.item.id)
+        out[i] = attrs.evolve(p, rendering="pointer", pointer_to=keep.item.id, was=p.rendering)
         pairs.append((p.item.id, keep.item.id))
     return out, pairs

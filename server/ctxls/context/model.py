@@ -21,10 +21,11 @@ ROLES = ("target", "tests", "interfaces", "call_sites", "retrieved")  # seed 003
 STABLE = "core"  # task, obligations, acceptance criteria: never evicted
 TRANSIENT = "live"  # patch, errors, tracebacks, tool and test output
 
-# Representations, richest first: a stage may only move an item down this list. `excerpt`
-# is the target's own lines with their lineage (imports, enclosing declarations, the
-# same-file definitions it uses) when the whole skeleton does not fit.
-LADDER = ("verbatim", "excerpt", "signature", "name", "pointer")
+# Representations, richest first: a stage may only move an item down this list. For the
+# target: `compact` is its skeleton without docstrings; `excerpt` its own lines with their
+# lineage (imports, enclosing declarations, the same-file definitions it uses) and the
+# first line of every sibling declaration.
+LADDER = ("verbatim", "compact", "excerpt", "signature", "name", "pointer")
 RENDERINGS = frozenset({*LADDER, "digest", "truncated", "omitted"})
 
 
@@ -96,6 +97,7 @@ class Placed:
     text: str = ""
     tokens: int = 0
     pointer_to: str | None = None  # a dedup pointer: the id rendered in its place
+    was: str | None = None  # a pointer's own rendering, if its survivor stops showing it
 
     @property
     def view(self) -> Text:
