@@ -301,7 +301,8 @@ def _fit_item(p: Placed, room: int, count: Callable[[str], int],
 
 def _window(p: Placed, room: int, count: Callable[[str], int],
             decision_terms: frozenset[str], cost: Callable[[Placed], int]) -> Placed | None:
-    base: Text | None = p.item.renderings.get("excerpt") or p.item.renderings.get("verbatim")
+    base: Text | None = (p.item.renderings.get("focused") or p.item.renderings.get("excerpt")
+                         or p.item.renderings.get("verbatim"))
     if base is None:
         return None
     cut = sliding_window(base, decision_terms, room - count(header(p)) - 2, count,

@@ -34,6 +34,7 @@ LIVE_KINDS = {"patch": "patch", "error": "live", "traceback": "live", "test_outp
               "tool_output": "live"}
 MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
 MAX_TESTS = 24
+MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
@@ -206,6 +207,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         "", "05", "changed_entity", "", f"05: the target {decl.qualname} ({sk.mode}: "
         f"{sk.reason})", "target", "target",
         {**renderings, "excerpt": _text(engine, v, excerpt_rows),
+         "focused": _text(engine, v, [*lineage, *(r for d in same_file
+                                                  for r in _sig_rows(d.decl)), own]),
          "signature": _text(engine, v, [*lineage, *_sig_rows(decl)]),
          "name": _name_line(v, decl)},
         path=v.loc.path, symbol=decl.qualname, rows=own, key=home_key))
@@ -286,7 +289,6 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 key=f"{tv.loc.path}::{od.qualname}", obligations=(ob.id,)))
 
     # ---- 03: what the target uses, and the interfaces of the modules they live in --------
-    modules: dict[str, set[str]] = {}
     for dep in deps:
         dv = v if dep.key == (info.key if info else "") else engine.view(
             engine.locate(path=dep.key))
@@ -298,12 +300,12 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
              "signature": _text(engine, dv, _sig_rows(d)), "name": _name_line(dv, d)},
             path=dv.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
             key=f"{dv.loc.path}::{d.qualname}"))
-        if dv.loc.path != v.loc.path:
-            modules.setdefault(dep.key, set()).add(d.qualname)
     # The names the file's header binds from other project files (seed 000: the header is
-    # where a name gets its meaning), then the modules it imports: dependencies' modules
-    # first, then the others, each as its public interface.
+    # where a name gets its meaning), with the public members of the classes among them;
+    # then the modules it uses by attribute (`import m`, `from pkg import m`), each as the
+    # definition lines of its public interface.
     imported: dict[str, list[Decl]] = {}
+    modules: dict[str, set[str]] = {}
     if info is not None:
         for imp in info.refs.imports:
             mod_file = engine.refs.module_file(engine.refs.absolute(info, imp))
@@ -311,22 +313,26 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 found_imp = engine.refs.imported(info, imp)
                 if found_imp is not None and found_imp[0].key != info.key:
                     imported.setdefault(found_imp[0].key, []).append(found_imp[1])
-                    modules.setdefault(found_imp[0].key, set())
                     continue
                 mod_file = engine.refs.module_file(
-                    f"{engine.refs.absolute(info, imp)}.{imp.name}") or mod_file
+                    f"{engine.refs.absolute(info, imp)}.{imp.name}")
             if mod_file is not None and mod_file.key != info.key:
                 modules.setdefault(mod_file.key, set())
     for key, defs in imported.items():
         iv = engine.view(engine.locate(path=key))
         shown = [d for d in defs if f"{iv.loc.path}::{d.qualname}" not in
                  {e.key for e in items}]
-        if not shown:
+        classes = {d.qualname for d in defs if d.kind in ("class", "interface", "struct")}
+        members = [(m.name_span.start_row, m.name_span.start_row) for m in
+                   (iv.outline.decls if iv.outline else ())
+                   if m.parents[-1:] and m.parents[-1] in classes and not m.name.startswith("_")]
+        if not shown and not members:
             continue
         items.append(Evidence(
-            "", "03", "symbol", "", f"03: what {v.loc.path} imports from {iv.loc.path}",
-            "interfaces", "import",
-            {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]),
+            "", "03", "symbol", "", f"03: what {v.loc.path} imports from {iv.loc.path} "
+            "(and the public members of the classes among it)", "interfaces", "import",
+            {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]
+                                + members),
              "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
     for key, used in list(modules.items())[:MAX_MODULES]:
@@ -399,7 +405,14 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
              for ob in params.obligations for n in ob.tests}
     seen_tests: set[str] = set()
     direct: list[tuple[int, int, str]] = []  # (fixtures taken, -row, key) of direct tests
+    plain_tests = 0
     for h in hits[:MAX_TESTS]:
+        is_plain = h.symbol is not None and h.path.rsplit("/", 1)[-1] != "conftest.py" and \
+            h.symbol.rsplit(".", 1)[-1] not in named
+        if is_plain:
+            plain_tests += 1
+            if plain_tests > MAX_TEST_ITEMS:
+                continue  # counted in the digest; named and conftest files always come
         tv = _view(engine, out, h.key)
         td: Decl | None = next(
             (d for d in tv.outline.decls if d.qualname == h.symbol), None) \

@@ -24,8 +24,8 @@ TRANSIENT = "live"  # patch, errors, tracebacks, tool and test output
 # Representations, richest first: a stage may only move an item down this list. For the
 # target: `compact` is its skeleton without docstrings; `excerpt` its own lines with their
 # lineage (imports, enclosing declarations, the same-file definitions it uses) and the
-# first line of every sibling declaration.
-LADDER = ("verbatim", "compact", "excerpt", "signature", "name", "pointer")
+# first line of every sibling declaration; `focused` the same without the siblings.
+LADDER = ("verbatim", "compact", "excerpt", "focused", "signature", "name", "pointer")
 RENDERINGS = frozenset({*LADDER, "digest", "truncated", "omitted"})
 
 
