@@ -38,6 +38,7 @@ MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
+MAX_INTERFACE_LINES = 30  # definition lines per module interface
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
@@ -250,10 +251,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             if bd is None or bv.outline is None:
                 continue
             rows = _sig_rows(bd)[:1]
-            for member in bv.outline.decls:
-                if member.parents[-1:] == (base_name,):
-                    rows += _sig_rows(member) if member.kind in ("method", "function") else \
-                        [(member.span.start_row, member.span.start_row)]
+            rows += [(m.name_span.start_row, m.name_span.start_row) for m in bv.outline.decls
+                     if m.parents[-1:] == (base_name,)]  # each member's definition line
             for row in range(bd.span.start_row, bd.span.last_row + 1):
                 if SETS_FIELD.search(bv.lines[row]):
                     rows.append((row, row))
@@ -335,6 +334,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                                 + members),
              "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
+    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
+                                v.data.decode("utf-8", errors="replace")))
     for key, used in list(modules.items())[:MAX_MODULES]:
         mv = engine.view(engine.locate(path=key))
         if mv.outline is None:
@@ -347,7 +348,11 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                   and (not d.parents or d.kind in ("method", "function", "attribute"))]
         if not public:
             continue
-        rows = [(d.name_span.start_row, d.name_span.start_row) for d in public]  # def lines
+        # What the target's file already names from it first (new code tends to reuse it),
+        # then the rest in file order, up to a cap: the definition line of each.
+        public.sort(key=lambda d: d.name not in file_words)  # stable: file order within
+        rows = [(d.name_span.start_row, d.name_span.start_row)
+                for d in public[:MAX_INTERFACE_LINES]]
         names = ", ".join(d.qualname for d in public[:60])
         items.append(Evidence(
             "", "03", "symbol", "", f"03: the public interface of {mv.loc.path}, which "
@@ -428,8 +433,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         else:
             public = [d for d in (tv.outline.decls if tv.outline else ()) if not d.parents]
             rend = {"signature": _text(engine, tv, [r for d in public for r in _sig_rows(d)]),
-                    "name": Text(f"{tv.loc.path}: " + (", ".join(d.name for d in public)
-                                                      or "(no declarations)") + "\n")}
+                    "name": Text(f"{tv.loc.path}: {len(public)} top-level declarations; "
+                                 f"{h.evidence}\n")}
         relation = "conftest" if conftest else (
             "named-test" if td is not None and td.name in named else "test")
         items.append(Evidence(
