@@ -57,7 +57,7 @@ def header(p: Placed) -> str:
     if e.kind in ("patch", "error", "traceback", "tool_output", "test_output"):
         label = e.kind.replace("_", " ")
     if p.pointer_to is not None:
-        return f"### {e.id} · {label} — {where or e.kind}: the same fact as {p.pointer_to}\n"
+        return f"### {e.id} = {p.pointer_to} ({where or label})\n"
     return f"### {e.id} · {label} · {p.rendering}" + (f" — {where}" if where else "") + "\n"
 
 

@@ -39,6 +39,7 @@ MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 MAX_INTERFACE_LINES = 30  # definition lines per module interface
+MAX_CLASS_MEMBERS = 12  # public members shown per imported class
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
@@ -305,6 +306,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     # definition lines of its public interface.
     imported: dict[str, list[Decl]] = {}
     modules: dict[str, set[str]] = {}
+    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
+                                v.data.decode("utf-8", errors="replace")))
     if info is not None:
         for imp in info.refs.imports:
             mod_file = engine.refs.module_file(engine.refs.absolute(info, imp))
@@ -322,9 +325,13 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         shown = [d for d in defs if f"{iv.loc.path}::{d.qualname}" not in
                  {e.key for e in items}]
         classes = {d.qualname for d in defs if d.kind in ("class", "interface", "struct")}
-        members = [(m.name_span.start_row, m.name_span.start_row) for m in
-                   (iv.outline.decls if iv.outline else ())
-                   if m.parents[-1:] and m.parents[-1] in classes and not m.name.startswith("_")]
+        members = []
+        for cls_name in sorted(classes):  # the members the file names first, a few per class
+            listed = [m for m in (iv.outline.decls if iv.outline else ())
+                   if m.parents[-1:] == (cls_name,) and not m.name.startswith("_")]
+            listed.sort(key=lambda m: m.name not in file_words)
+            members += [(m.name_span.start_row, m.name_span.start_row)
+                        for m in listed[:MAX_CLASS_MEMBERS]]
         if not shown and not members:
             continue
         items.append(Evidence(
@@ -334,8 +341,6 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                                 + members),
              "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
-    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
-                                v.data.decode("utf-8", errors="replace")))
     for key, used in list(modules.items())[:MAX_MODULES]:
         mv = engine.view(engine.locate(path=key))
         if mv.outline is None:
