@@ -38,7 +38,7 @@ MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
-MAX_INTERFACE_LINES = 30  # definition lines per module interface
+MAX_INTERFACE_LINES = 20  # definition lines per module interface
 MAX_CLASS_MEMBERS = 12  # public members shown per imported class
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
@@ -416,7 +416,16 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     seen_tests: set[str] = set()
     direct: list[tuple[int, int, str]] = []  # (fixtures taken, -row, key) of direct tests
     plain_tests = 0
-    for h in hits[:MAX_TESTS]:
+    importers = [h for h in hits if h.symbol is None
+                 and h.path.rsplit("/", 1)[-1] != "conftest.py"]
+    if importers:  # test files that only import the module: one line for all of them
+        importing = (f"{len(importers)} test files import {v.loc.path}'s module without a "
+                   "proven call of the target: " + ", ".join(h.path for h in importers) + "\n")
+        items.append(Evidence(
+            "", "06", "downstream_obligation", importing, "06: PreserveObligation — test files "
+            "that import the target's module", "tests", "test", {"name": Text(importing)},
+            key=f"importers:{home_key}"))
+    for h in [h for h in hits if h not in importers][:MAX_TESTS]:
         is_plain = h.symbol is not None and h.path.rsplit("/", 1)[-1] != "conftest.py" and \
             h.symbol.rsplit(".", 1)[-1] not in named
         if is_plain:
