@@ -1,0 +1,47 @@
+"""ctx/construct on every first-class language's reference fixture: the window is built,
+fits, puts the target first, and carries the tests the index links to the target."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ctxls_client import CtxClient
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+CASES = [  # (fixture root, file, symbol, a test file the window must name, or None)
+    ("go/refs", "billing/evict.go", "Evict", "billing/evict_test.go"),
+    ("java", "src/main/java/com/example/billing/InvoiceService.java", "draft",
+     "src/test/java/com/example/billing/InvoiceServiceTest.java"),
+    ("typescript/refs", "src/billing/pricing.ts", "computeLineTotal", None),
+    ("rust/refs", "src/billing/cache.rs", "evict", None),
+    ("ruby/refs", "lib/billing/ledger.rb", "record", None),
+    ("javascript/refs", "money.js", "plus", None),
+]
+
+
+@pytest.mark.parametrize(("root", "path", "symbol", "test_file"), CASES,
+                         ids=[c[0].split("/")[0] for c in CASES])
+async def test_construct_in_every_language(tmp_path: Path, root: str, path: str, symbol: str,
+                                           test_file: str | None) -> None:
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURES / root, ws)
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/construct", {"path": path, "target": {"symbol": symbol},
+                                                "task": f"change {symbol}", "ceiling": 3000})
+    assert r["tokenCount"] <= 3000 and r["window"]
+    target = next(w for w in r["window"] if w["role"] == "target")
+    assert target["path"] == path and target["placement"] == "front"
+    assert symbol in r["target"]
+    source = (ws / path).read_text().splitlines()
+    rows = {row for rg in target["shown"] for row in range(rg["start"]["line"],
+                                                             rg["end"]["line"] + 1)}
+    assert any(symbol in source[row] for row in rows)  # the target's own lines are shown
+    tests = [w for w in r["window"] if w["role"] == "tests"]
+    if test_file is not None:
+        assert any(w["path"] == test_file for w in tests), [w["path"] for w in tests]
+    assert any(w["rendering"] == "digest" for w in r["window"])
