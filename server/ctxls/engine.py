@@ -486,17 +486,7 @@ class Engine:
         key = str(v.loc.abspath)
         info = self.refs.files.get(key)
         if info is None:  # no references.scm for this language yet: say so, match text
-            if params.name:
-                decl = resolve(v.outline, params.name, v.loc.path, params.line)
-            elif params.position is not None:
-                row = v.index.from_lsp(params.position.line, params.position.character,
-                                       self.encoding)[0]
-                found_decl = at_row(v.outline, row)
-                if found_decl is None:
-                    raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}")
-                decl = found_decl
-            else:
-                raise InvalidParams("give `name` or `position`")
+            decl = self.declaration(v, params.name, params.position, params.line)
             resolved: list[Reference] = []
             candidates = self._mentions(v, decl)
         elif params.name:
@@ -549,6 +539,22 @@ class Engine:
             complete=not self.scanning and unindexed == 0 and info is not None,
             truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
             version=home.version)
+
+    def declaration(self, v: View, name: str | None, position: Position | None,
+                    line: int | None = None, asked: str = "`name` or `position`") -> Decl:
+        """The declaration a request names: by (qualified) name, else the innermost one
+        around a position."""
+        if v.outline is None:
+            raise UnknownSymbol(f"{v.loc.path} has no outline")
+        if name:
+            return resolve(v.outline, name, v.loc.path, line)
+        if position is None:
+            raise InvalidParams(f"give {asked}")
+        row = v.index.from_lsp(position.line, position.character, self.encoding)[0]
+        found = at_row(v.outline, row)
+        if found is None:
+            raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}")
+        return found
 
     def _symbol(self, params: p.SymbolParams) -> tuple[View, FileInfo | None, Decl]:
         v = self.view(self.located(params))

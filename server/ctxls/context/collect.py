@@ -135,18 +135,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         why = ", ".join(v.notes) or "unsupported language"
         raise UnknownSymbol(f"{v.loc.path} has no outline ({why}); ctx/construct needs a "
                             "declaration to build around")
-    if target.symbol:
-        decl = resolve(v.outline, target.symbol, v.loc.path, target.line)
-    elif target.position is not None:
-        row = v.index.from_lsp(target.position.line, target.position.character,
-                               engine.encoding)[0]
-        found = at_row(v.outline, row)
-        if found is None:
-            raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}; name "
-                                "`target.symbol`")
-        decl = found
-    else:
-        raise InvalidParams("give `target.symbol` or `target.position`")
+    decl = engine.declaration(v, target.symbol, target.position, target.line,
+                              "`target.symbol` or `target.position`")
     out = Collected()
     out.target = f"{v.loc.path}::{decl.qualname}"
     out.notes.extend(v.notes)
