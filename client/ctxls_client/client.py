@@ -230,6 +230,13 @@ class CtxClient:
             acceptance_criteria=acceptance_criteria or [], live=live or [],
             retrieved=retrieved or [], reservations=reservations), p.DecisionContext)
 
+    async def chunks(self, path: str | os.PathLike[str] | None = None, *,
+                     max_tokens: int = 8192, include_text: bool = True) -> p.ChunksResult:
+        """Symbol chunks with their lineage, of one file or of the whole index."""
+        return await self._call(p.CHUNKS, p.ChunksParams(
+            path=self._where(path) if path is not None else None, max_tokens=max_tokens,
+            include_text=include_text), p.ChunksResult)
+
     async def status(self, wait: bool = False, timeout: float = 600.0) -> p.StatusResult:
         raw = await self.request(p.STATUS, {"wait": wait, "timeout": timeout},
                                  timeout=timeout + 5)

@@ -1,4 +1,4 @@
-"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct``.
+"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct | chunks``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
 from lsprotocol.converters import get_converter
 
 
@@ -103,6 +104,33 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _chunks(args: argparse.Namespace) -> int:
+    """Chunks of the given files (or of the whole workspace): one JSON object per line
+    with ``--jsonl``, else a line per chunk."""
+    from ctxls_client import CtxClient, RpcError
+
+    paths = [Path(x) for x in args.paths] or [Path.cwd()]
+    root = _root_for(paths[0], args.root)
+    async with await CtxClient.start(root) as client:
+        await client.status(wait=True)
+        try:
+            results = ([await client.chunks(str(x.resolve()), max_tokens=args.max_tokens)
+                        for x in paths if x.is_file()]
+                       if any(x.is_file() for x in paths)
+                       else [await client.chunks(max_tokens=args.max_tokens)])
+        except RpcError as exc:
+            print(f"ctxls: {exc.message}", file=sys.stderr)
+            return 1
+    for result in results:
+        for c in result.chunks:
+            if args.jsonl:  # seed 001's field names (snake_case), what indexers store
+                print(json.dumps(attrs.asdict(c), ensure_ascii=False))
+            else:
+                print(f"{c.chunk_id}  {c.kind}  {c.granularity}  {c.tokens} tokens  "
+                      f"{c.strategy}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -135,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     cs.add_argument("--intent", default="edit", choices=("edit", "rename", "state", "review"))
     cs.add_argument("--ceiling", type=int, default=24_000, help="hard token ceiling")
 
+    ch = sub.add_parser("chunks", help="symbol chunks with their lineage (for an index)")
+    ch.add_argument("paths", nargs="*", help="files (default: the whole workspace)")
+    ch.add_argument("--root", help="workspace root (default: the enclosing git repository)")
+    ch.add_argument("--jsonl", action="store_true", help="one JSON object per chunk")
+    ch.add_argument("--max-tokens", type=int, default=8192, help="size cap per chunk")
+
     for command, what in (("refs", "call sites of a symbol (resolved, then candidates)"),
                           ("tests", "tests that exercise a symbol, with their evidence"),
                           ("deps", "project declarations a symbol's body uses")):
@@ -149,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         run(args.tcp)
         return 0
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(_chunks(args) if args.command == "chunks" else _run(args))
     except BrokenPipeError:  # `ctxls ... | head`: the reader left, nothing is wrong
         sys.stderr.close()
         return 0

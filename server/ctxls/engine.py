@@ -30,8 +30,16 @@ from ctxls.context.collect import collect
 from ctxls.context.compress import terms
 from ctxls.context.construct import build
 from ctxls.context.model import Evidence, Text
-from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
+from ctxls.errors import (
+    CtxError,
+    FileMissing,
+    InvalidParams,
+    OutsideWorkspace,
+    UnknownSymbol,
+    Unreadable,
+)
 from ctxls.index import refs as refs_mod
+from ctxls.index.chunks import chunk_file
 from ctxls.index.refs import Call
 from ctxls.index.resolve import (
     FileInfo,
@@ -158,7 +166,7 @@ class Engine:
             "refused without reading it")
 
     def located(self, params: p.SkeletonParams | p.ReadSymbolParams | p.ReadRangeParams
-                | p.ReferencesParams | p.SymbolParams) -> Located:
+                | p.ReferencesParams | p.SymbolParams | p.ChunksParams) -> Located:
         doc = params.text_document
         return self.locate(params.path, doc.uri if doc else None)
 
@@ -637,6 +645,31 @@ class Engine:
                             dv.position(s.end_row, s.end_col)),
                 relation=dep.relation, line=dep.row + 1))
         return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+
+    def chunks(self, params: p.ChunksParams) -> p.ChunksResult:
+        """Symbol chunks with their lineage (seed 001) of one file or of every indexed one."""
+        if params.max_tokens < 64:
+            raise InvalidParams("`maxTokens` must be at least 64")
+        count = tokenizer(self.options.encoding).count
+        if params.path or params.text_document:
+            keys = [str(self.located(params).abspath)]
+        else:
+            keys = sorted(k for k, e in self.entries.items() if e.language is not None
+                          and e.status == "ok")
+        out: list[p.ChunkItem] = []
+        for key in keys:
+            try:
+                v = self.view(self.locate(path=key))
+            except CtxError:
+                continue
+            for c in chunk_file(v.loc.path, v.data, v.lines, v.outline, v.lang, count,
+                                params.max_tokens):
+                out.append(p.ChunkItem(
+                    c.chunk_id, c.path, c.symbol, c.kind, list(c.parents), c.start_byte,
+                    c.end_byte, c.language, c.header_bytes, c.granularity, c.part, c.parts,
+                    c.tokens, c.content_hash, c.strategy,
+                    c.text if params.include_text else None))
+        return p.ChunksResult(out, len(keys), sum(1 for c in out if c.parts > 1))
 
     def construct(self, params: p.ConstructParams) -> p.DecisionContext:
         """The context window for one decision (spec 08): gather, then the pure pipeline."""

@@ -323,3 +323,41 @@ class DecisionContext:
     flagged: bool  # the stable core alone did not fit and was emitted alone
     table_misses: list[str]  # (kind, relation) pairs the representation table lacks
     notes: list[str]
+
+
+CHUNKS = "ctx/chunks"
+
+
+@attrs.define
+class ChunksParams:
+    text_document: TextDocumentIdentifier | None = None
+    path: str | None = None  # one file; omitted: every indexed file
+    max_tokens: int = 8192  # the size cap (a common embedding model's input limit)
+    include_text: bool = True
+
+
+@attrs.define
+class ChunkItem:
+    chunk_id: str
+    path: str
+    symbol: str | None
+    kind: str
+    parents: list[str]
+    start_byte: int
+    end_byte: int
+    language: str | None
+    header_bytes: int
+    granularity: str  # fine | coarse | window | names
+    part: int
+    parts: int
+    tokens: int
+    content_hash: str
+    strategy: str  # symbol | window | names
+    text: str | None
+
+
+@attrs.define
+class ChunksResult:
+    chunks: list[ChunkItem]
+    files: int
+    splits: int  # chunks that are parts of a split symbol

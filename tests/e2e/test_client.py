@@ -107,6 +107,13 @@ def test_cli_skeleton_read_and_range() -> None:
                  "--intent", "rename", "--json", "--root", root)
     ctx = json.loads(out.stdout)
     assert ctx["intent"] == "rename" and ctx["tokenCount"] <= ctx["ceiling"] == 24000
+    out = _ctxls("chunks", f"{root}/billing/cache.py", "--root", root, "--jsonl")
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    evict = next(r for r in rows if r["chunk_id"] == "billing/cache.py::ShardedLRUCache._evict")
+    assert {"path", "symbol", "kind", "parents", "start_byte", "end_byte", "language",
+            "header_bytes", "granularity", "part", "parts", "tokens", "content_hash",
+            "strategy"} <= set(evict)
+    assert evict["parents"] == ["ShardedLRUCache"] and evict["granularity"] == "fine"
 
 
 def _frame(message: dict[str, object]) -> bytes:

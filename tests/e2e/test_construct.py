@@ -291,3 +291,14 @@ async def test_dependencies_include_classes_named_but_not_called(vscode: Languag
                                                    "name": "is_payment"})
     named = {(d["symbol"], d["relation"]) for d in deps["dependencies"]}
     assert {("Cash", "name"), ("Card", "name")} <= named
+
+
+async def test_chunks_of_a_file_and_of_the_workspace(vscode: LanguageClient) -> None:
+    await call(vscode, "ctx/status", {"wait": True})
+    one = await call(vscode, "ctx/chunks", {"path": "billing/cache.py"})
+    ids = {c["chunkId"] for c in one["chunks"]}
+    assert "billing/cache.py::ShardedLRUCache._evict" in ids and one["files"] == 1
+    everything = await call(vscode, "ctx/chunks", {"includeText": False})
+    assert everything["files"] > 10 and all(c["text"] is None for c in everything["chunks"])
+    broken = [c for c in everything["chunks"] if c["path"] == "broken/syntax_error.py"]
+    assert broken and {c["strategy"] for c in broken} == {"window"}

@@ -320,6 +320,11 @@ def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
     return ls.engine.tests(params)
 
 
+@answer(p.CHUNKS, p.ChunksParams)
+def ctx_chunks(ls: CtxServer, params: p.ChunksParams) -> p.ChunksResult:
+    return ls.engine.chunks(params)
+
+
 @answer(p.CONSTRUCT, p.ConstructParams)
 def ctx_construct(ls: CtxServer, params: p.ConstructParams) -> p.DecisionContext:
     return ls.engine.construct(params)

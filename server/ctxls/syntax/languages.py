@@ -49,6 +49,7 @@ class Language:
     leading: frozenset[str]  # sibling nodes just before a declaration that belong to it
     test_files: tuple[str, ...]
     generated_markers: tuple[str, ...]
+    generated_files: tuple[str, ...]  # file-name globs a generator writes (`*_pb2.py`)
     ts_language: ts.Language = attrs.field(repr=False)
     query: ts.Query = attrs.field(repr=False)
     top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
@@ -110,6 +111,7 @@ def _load(folder: Path) -> Language:
         leading=frozenset(data.get("leading", [])),
         test_files=tuple(data.get("test_files", [])),
         generated_markers=tuple(data.get("generated_markers", [])),
+        generated_files=tuple(data.get("generated_files", [])),
         ts_language=ts_language,
         query=outline,
         top_query=top_query,
@@ -232,7 +234,8 @@ def _generic(grammar: str, comment: str, elision: str) -> Language | None:
     return Language(name=grammar, extensions=exts, line_comment=comment,
                     comment_nodes=frozenset({"comment", "line_comment", "block_comment"}),
                     elision=elision, wrappers=frozenset(), leading=frozenset(),
-                    test_files=(), generated_markers=(), ts_language=ts_language,
+                    test_files=(), generated_markers=(), generated_files=(),
+                    ts_language=ts_language,
                     query=query, top_query=None, generic=True)
 
 

@@ -1,0 +1,158 @@
+"""Symbol chunks with their lineage (seed 001): what an embedding or lexical index stores.
+
+One chunk per function and method (``fine``) and one per class-like declaration
+(``coarse``). A chunk's text is the smallest set of enclosing declarations needed to read
+it — the file header (imports, package clause) and, for a member, each enclosing
+declaration's signature and docstring — marked as context, then the symbol itself. A body
+over the size cap is split at statement boundaries (lines at the body's own indentation)
+into parts that each carry the same header. Generated files are chunked by names only;
+files that do not parse, or have no grammar, by fixed line windows. Pure: a file's bytes,
+lines and outline in, chunks out.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from collections.abc import Callable
+
+import attrs
+
+from ctxls.syntax.languages import Language
+from ctxls.syntax.outline import Decl, Outline
+
+FINE = frozenset({"function", "method"})
+COARSE = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "module",
+                    "object", "type"})
+BODY_MARK = "---- chunk body ----"
+SNIFF = 2048  # bytes searched for a generated-file marker
+
+
+@attrs.frozen
+class Chunk:
+    chunk_id: str  # path::Qualified.name (#part), or path#window
+    path: str
+    symbol: str | None
+    kind: str
+    parents: tuple[str, ...]
+    start_byte: int
+    end_byte: int
+    language: str | None
+    header_bytes: int  # bytes of `text` that are context, not the unit
+    granularity: str  # fine | coarse | window | names
+    part: int  # 1-based
+    parts: int
+    tokens: int
+    content_hash: str
+    strategy: str  # symbol | window | names
+    text: str
+
+
+def generated(path: str, data: bytes, lang: Language | None) -> bool:
+    """A file a generator wrote: by name (``*_pb2.py``) or by a marker near its top."""
+    if lang is None:
+        return False
+    name = path.rsplit("/", 1)[-1]
+    if any(fnmatch.fnmatchcase(name, pat) for pat in lang.generated_files):
+        return True
+    head = data[:SNIFF].decode("utf-8", errors="replace")
+    return any(marker in head for marker in lang.generated_markers)
+
+
+def _offsets(data: bytes) -> list[int]:
+    """Byte offset of the start of every row, plus the end of the file."""
+    out = [0]
+    at = data.find(b"\n")
+    while at != -1:
+        out.append(at + 1)
+        at = data.find(b"\n", at + 1)
+    if out[-1] != len(data):
+        out.append(len(data))
+    return out
+
+
+def _hash(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None,
+               lang: Language | None, count: Callable[[str], int], cap: int = 8192,
+               window: int = 80) -> list[Chunk]:
+    offsets = _offsets(data)
+
+    def byte(row: int) -> int:
+        return offsets[min(row, len(offsets) - 1)]
+
+    language = lang.name if lang else None
+    if outline is None or outline.errors or (not outline.decls and lang is None):
+        return _windows(path, lines, byte, language, count, window)
+    if generated(path, data, lang):
+        return [_chunk(path, d.qualname, d.kind, d.parents, byte(d.span.start_row),
+                       byte(d.span.last_row + 1), language, "", f"{d.kind} {d.qualname}\n",
+                       "names", "names", 1, 1, count)
+                for d in outline.decls]
+    head = [r for h in outline.header if h.kind in ("import", "package")
+            for r in range(h.span.start_row, h.span.last_row + 1)]
+    out: list[Chunk] = []
+    for d in outline.decls:
+        granularity = "fine" if d.kind in FINE else "coarse" if d.kind in COARSE else None
+        if granularity is None:
+            continue
+        rows = list(head)
+        for parent in (p for q in d.parents for p in outline.decls if p.qualname == q
+                       and p.span.start_row < d.span.start_row):
+            rows += range(parent.span.start_row, parent.signature.end_row + 1)
+            if parent.body is not None and parent.body.doc is not None:
+                rows += range(parent.body.doc[0], parent.body.doc[1] + 1)
+        header = "".join(f"{lines[r]}\n" for r in sorted(set(rows))) + f"{BODY_MARK}\n"
+        header = f"# {path}\n" + header
+        body_rows = list(range(d.span.start_row, d.span.last_row + 1))
+        pieces = _split(d, body_rows, lines, header, count, cap)
+        for i, piece in enumerate(pieces, 1):
+            text = header + "".join(f"{lines[r]}\n" for r in piece)
+            out.append(_chunk(path, d.qualname, d.kind, d.parents, byte(piece[0]),
+                              byte(piece[-1] + 1), language, header, text, granularity,
+                              "symbol", i, len(pieces), count))
+    return out
+
+
+def _split(d: Decl, rows: list[int], lines: list[str], header: str,
+           count: Callable[[str], int], cap: int) -> list[list[int]]:
+    """The rows of ``d`` in parts under ``cap`` tokens each (with the header), cut only
+    before a line at the body's own indentation: a statement boundary."""
+    if count(header + "".join(f"{lines[r]}\n" for r in rows)) <= cap or d.body is None:
+        return [rows]
+    indent = d.body.indent
+    room = cap - count(header)
+    parts: list[list[int]] = [[]]
+    used = 0
+    for r in rows:
+        line = lines[r]
+        cost = count(line + "\n")
+        boundary = line.startswith(indent) and line[len(indent):len(indent) + 1] not in (
+            " ", "\t", ")", "]", "}", "") and r > d.body.first
+        if parts[-1] and boundary and used + cost > room:
+            parts.append([])
+            used = 0
+        parts[-1].append(r)
+        used += cost
+    return parts
+
+
+def _windows(path: str, lines: list[str], byte: Callable[[int], int], language: str | None,
+             count: Callable[[str], int], window: int) -> list[Chunk]:
+    starts = list(range(0, max(1, len(lines)), window))
+    return [_chunk(path, None, "window", (), byte(a), byte(min(a + window, len(lines))),
+                   language, "", "".join(f"{line}\n" for line in lines[a : a + window]),
+                   "window", "window", i, len(starts), count, f"{path}#L{a + 1}")
+            for i, a in enumerate(starts, 1)]
+
+
+def _chunk(path: str, symbol: str | None, kind: str, parents: tuple[str, ...], start: int,
+           end: int, language: str | None, header: str, text: str, granularity: str,
+           strategy: str, part: int, parts: int, count: Callable[[str], int],
+           chunk_id: str | None = None) -> Chunk:
+    cid = chunk_id or f"{path}::{symbol}" + (f"#{part}" if parts > 1 else "")
+    return Chunk(cid, path, symbol, kind, parents, start, end, language,
+                 len(header.encode()), granularity, part, parts, count(text), _hash(text),
+                 strategy, text)
