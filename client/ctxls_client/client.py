@@ -237,6 +237,11 @@ class CtxClient:
             path=self._where(path) if path is not None else None, max_tokens=max_tokens,
             include_text=include_text), p.ChunksResult)
 
+    async def search(self, query: str, limit: int = 10) -> p.SearchResult:
+        """BM25 over the workspace's symbol chunks (``ctx/search``)."""
+        return await self._call(p.SEARCH, p.SearchParams(query=query, limit=limit),
+                                p.SearchResult)
+
     async def status(self, wait: bool = False, timeout: float = 600.0) -> p.StatusResult:
         raw = await self.request(p.STATUS, {"wait": wait, "timeout": timeout},
                                  timeout=timeout + 5)

@@ -52,6 +52,7 @@ from ctxls.index.resolve import (
     tests_for,
 )
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
+from ctxls.index.search import SearchIndex
 from ctxls.index.store import Store, default_dir, warm
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
@@ -142,6 +143,7 @@ class Engine:
         self.refs = RefIndex()
         self.stores: dict[Path, Store] = {}
         self.from_cache = 0
+        self._search: SearchIndex | None = None  # built on the first ctx/search
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
 
     # ---- paths -------------------------------------------------------------------------
@@ -645,6 +647,38 @@ class Engine:
                             dv.position(s.end_row, s.end_col)),
                 relation=dep.relation, line=dep.row + 1))
         return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+
+    def search(self, params: p.SearchParams) -> p.SearchResult:
+        """BM25 over the symbol chunks of every indexed file (built on first use, then kept
+        current file by file as their content hashes change)."""
+        if not params.query.strip():
+            raise InvalidParams("`query` is empty")
+        index = self._search_index()
+        hits = index.search(params.query, max(1, min(params.limit, 200)))
+        return p.SearchResult(params.query, [
+            p.SearchHit(h.chunk_id, self.locate(path=h.path).uri, h.path, h.symbol, h.kind,
+                        h.granularity, round(h.score, 4)) for h in hits],
+            len(index.digests))
+
+    def _search_index(self) -> SearchIndex:
+        index = self._search or SearchIndex()
+        self._search = index
+        live = set()
+        for key, e in sorted(self.entries.items()):
+            if e.language is None or e.status != "ok" or e.tables is None:
+                continue
+            live.add(e.path)
+            if index.digests.get(e.path) == e.digest:
+                continue
+            try:
+                v = self.view(self.locate(path=key))
+            except CtxError:
+                continue
+            index.put(e.path, e.digest, chunk_file(v.loc.path, v.data, v.lines, v.outline,
+                                                   v.lang, None))
+        for gone in set(index.digests) - live:
+            index.forget(gone)
+        return index
 
     def chunks(self, params: p.ChunksParams) -> p.ChunksResult:
         """Symbol chunks with their lineage (seed 001) of one file or of every indexed one."""

@@ -254,6 +254,7 @@ class ConstructParams:
     ceiling: int = 24_000
     reservations: dict[str, int] | None = None  # tokens per role, overriding the shares
     encoding: str | None = None
+    query: str | None = None  # fill `retrieved` from ctx/search instead
 
 
 @attrs.define
@@ -361,3 +362,30 @@ class ChunksResult:
     chunks: list[ChunkItem]
     files: int
     splits: int  # chunks that are parts of a split symbol
+
+
+SEARCH = "ctx/search"
+
+
+@attrs.define
+class SearchParams:
+    query: str
+    limit: int = 10
+
+
+@attrs.define
+class SearchHit:
+    chunk_id: str
+    uri: str
+    path: str
+    symbol: str | None
+    kind: str
+    granularity: str  # fine | coarse | window | names
+    score: float  # BM25; higher is better
+
+
+@attrs.define
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    files: int  # files in the search index

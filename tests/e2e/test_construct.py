@@ -302,3 +302,16 @@ async def test_chunks_of_a_file_and_of_the_workspace(vscode: LanguageClient) -> 
     assert everything["files"] > 10 and all(c["text"] is None for c in everything["chunks"])
     broken = [c for c in everything["chunks"] if c["path"] == "broken/syntax_error.py"]
     assert broken and {c["strategy"] for c in broken} == {"window"}
+
+
+async def test_search_and_a_query_filling_the_retrieved_role(vscode: LanguageClient) -> None:
+    await call(vscode, "ctx/status", {"wait": True})
+    found = await call(vscode, "ctx/search", {"query": "evict least recently used", "limit": 3})
+    assert found["hits"][0]["chunkId"] == "billing/cache.py::ShardedLRUCache._evict"
+    assert found["files"] > 10
+    r = await construct(vscode, path="billing/pricing.py", target={"symbol": "compute_line_total"},
+                        task="Format totals for invoices", query="format currency invoice")
+    retrieved = [g for g in r["gateLog"] if g["kind"] == "retrieved_hit"]
+    assert retrieved and {g["decision"] for g in retrieved} <= {"admitted", "residue-admitted"}
+    hits = [w for w in r["window"] if w["kind"] == "retrieved_hit"]
+    assert hits and all("by `format currency invoice`" in w["provenance"] for w in hits)

@@ -77,3 +77,35 @@ def test_a_file_that_does_not_parse_is_chunked_by_windows() -> None:
     assert chunks and {c.strategy for c in chunks} == {"window"}
     assert chunks[0].chunk_id == "broken/syntax_error.py#L1"
     assert "".join(c.text for c in chunks) == data.decode()
+
+
+def test_search_ranks_by_bm25_and_never_returns_a_method_with_its_class() -> None:
+    from ctxls.index.search import SearchIndex, words
+
+    assert words("getHTTPResponse shard_for") == "get http response shard for"
+    index = SearchIndex()
+    for path in ("billing/cache.py", "billing/pricing.py", "auth/tokens.py"):
+        data = (EXAMPLE / path).read_bytes()
+        index.put(path, "d", chunks_of(path, data))
+    hits = index.search("evict least recently used entry shard", limit=10)
+    assert hits[0].chunk_id == "billing/cache.py::ShardedLRUCache._evict"
+    for h in hits:  # no method together with the class chunk that contains it
+        if h.granularity == "fine" and h.parents:
+            assert not any(o.symbol == h.parents[-1] and o.path == h.path for o in hits)
+    coarse = index.search("ShardedLRUCache tag index invariant shards", limit=10)
+    classes = [h for h in coarse if h.granularity == "coarse" and h.symbol == "ShardedLRUCache"]
+    if classes:  # the class chunk ranked: none of its methods may follow it
+        assert not any(h.symbol and h.symbol.startswith("ShardedLRUCache.") for h in coarse)
+    index.forget("billing/cache.py")
+    assert not any(h.path == "billing/cache.py" for h in index.search("evict shard"))
+
+
+def test_search_dedup_keeps_the_better_ranked_of_a_class_and_its_method() -> None:
+    from ctxls.index.search import Hit, dedup
+
+    cls = Hit("c.py::Cache", "c.py", "Cache", "class", "coarse", (), 9.0)
+    meth = Hit("c.py::Cache.get", "c.py", "Cache.get", "method", "fine", ("Cache",), 8.0)
+    other = Hit("d.py::Cache.get", "d.py", "Cache.get", "method", "fine", ("Cache",), 7.0)
+    part2 = Hit("c.py::Cache.get#2", "c.py", "Cache.get", "method", "fine", ("Cache",), 6.0)
+    assert dedup([cls, meth, other]) == [cls, other]
+    assert dedup([meth, cls, part2]) == [meth]

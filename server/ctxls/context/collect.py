@@ -40,6 +40,7 @@ MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 MAX_INTERFACE_LINES = 20  # definition lines per module interface
 MAX_CLASS_MEMBERS = 12  # public members shown per imported class
+SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
@@ -516,7 +517,13 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             "live", {"verbatim": Text(text), "pointer": Text(pointer)},
             key=f"live:{hashlib.blake2b(ident.encode(), digest_size=8).hexdigest()}",
             superseded=item.superseded, order=i))
-    for i, hit in enumerate(params.retrieved):
+    retrieved = list(params.retrieved)
+    if params.query and params.query.strip():  # the built-in lexical retriever fills the role
+        found = engine.search(p.SearchParams(params.query, SEARCH_HITS)).hits
+        top = max((h.score for h in found), default=1.0) or 1.0
+        retrieved += [p.RetrievedHit(h.path, h.symbol, score=round(h.score / top, 3),
+                                     query=params.query) for h in found if h.symbol]
+    for i, hit in enumerate(retrieved):
         try:
             items.append(_retrieved(engine, out, hit))
         except CtxError as exc:

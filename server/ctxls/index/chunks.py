@@ -76,8 +76,10 @@ def _hash(text: str) -> str:
 
 
 def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None,
-               lang: Language | None, count: Callable[[str], int], cap: int = 8192,
+               lang: Language | None, count: Callable[[str], int] | None, cap: int = 8192,
                window: int = 80) -> list[Chunk]:
+    """Without ``count`` (a search index needs no token counts), nothing is split and
+    ``tokens`` is 0."""
     offsets = _offsets(data)
 
     def byte(row: int) -> int:
@@ -117,10 +119,11 @@ def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None
 
 
 def _split(d: Decl, rows: list[int], lines: list[str], header: str,
-           count: Callable[[str], int], cap: int) -> list[list[int]]:
+           count: Callable[[str], int] | None, cap: int) -> list[list[int]]:
     """The rows of ``d`` in parts under ``cap`` tokens each (with the header), cut only
     before a line at the body's own indentation: a statement boundary."""
-    if count(header + "".join(f"{lines[r]}\n" for r in rows)) <= cap or d.body is None:
+    if count is None or d.body is None or count(
+            header + "".join(f"{lines[r]}\n" for r in rows)) <= cap:
         return [rows]
     indent = d.body.indent
     room = cap - count(header)
@@ -140,7 +143,7 @@ def _split(d: Decl, rows: list[int], lines: list[str], header: str,
 
 
 def _windows(path: str, lines: list[str], byte: Callable[[int], int], language: str | None,
-             count: Callable[[str], int], window: int) -> list[Chunk]:
+             count: Callable[[str], int] | None, window: int) -> list[Chunk]:
     starts = list(range(0, max(1, len(lines)), window))
     return [_chunk(path, None, "window", (), byte(a), byte(min(a + window, len(lines))),
                    language, "", "".join(f"{line}\n" for line in lines[a : a + window]),
@@ -150,9 +153,10 @@ def _windows(path: str, lines: list[str], byte: Callable[[int], int], language: 
 
 def _chunk(path: str, symbol: str | None, kind: str, parents: tuple[str, ...], start: int,
            end: int, language: str | None, header: str, text: str, granularity: str,
-           strategy: str, part: int, parts: int, count: Callable[[str], int],
+           strategy: str, part: int, parts: int, count: Callable[[str], int] | None,
            chunk_id: str | None = None) -> Chunk:
     cid = chunk_id or f"{path}::{symbol}" + (f"#{part}" if parts > 1 else "")
     return Chunk(cid, path, symbol, kind, parents, start, end, language,
-                 len(header.encode()), granularity, part, parts, count(text), _hash(text),
+                 len(header.encode()), granularity, part, parts,
+                 count(text) if count is not None else 0, _hash(text),
                  strategy, text)

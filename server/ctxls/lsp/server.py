@@ -320,6 +320,11 @@ def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
     return ls.engine.tests(params)
 
 
+@answer(p.SEARCH, p.SearchParams)
+def ctx_search(ls: CtxServer, params: p.SearchParams) -> p.SearchResult:
+    return ls.engine.search(params)
+
+
 @answer(p.CHUNKS, p.ChunksParams)
 def ctx_chunks(ls: CtxServer, params: p.ChunksParams) -> p.ChunksResult:
     return ls.engine.chunks(params)

@@ -1,0 +1,105 @@
+"""Lexical retrieval over symbol chunks: BM25 in SQLite FTS5, no external service.
+
+Three columns, weighted: the symbol's name, the identifiers of the chunk split on case and
+underscores (``ShardedLRUCache`` is also ``sharded lru cache``), and the chunk's own text
+(its code and docstrings, not the lineage header every sibling repeats). Results are
+deduplicated across granularities: a result set never holds a method and the class chunk
+that already contains it; the better-ranked of the two stays.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+
+import attrs
+
+from ctxls.index.chunks import BODY_MARK, Chunk
+
+WEIGHTS = (6.0, 2.0, 1.0)  # symbol, split identifiers, text
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def words(text: str) -> str:
+    """Identifiers split on underscores and case, lower-cased: ``getHTTPResponse`` ->
+    ``get http response``."""
+    out: list[str] = []
+    for ident in IDENT.findall(text):
+        for piece in ident.split("_"):
+            out += [w.lower() for w in CAMEL.findall(piece)]
+    return " ".join(out)
+
+
+@attrs.frozen
+class Hit:
+    chunk_id: str
+    path: str
+    symbol: str | None
+    kind: str
+    granularity: str
+    parents: tuple[str, ...]
+    score: float  # BM25, higher is better
+
+
+class SearchIndex:
+    def __init__(self) -> None:
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        self.lock = threading.Lock()
+        self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(symbol, words, body, "
+                        "tokenize = 'unicode61')")
+        self.db.execute("CREATE TABLE meta (id INTEGER PRIMARY KEY, chunk_id TEXT, path TEXT, "
+                        "symbol TEXT, kind TEXT, granularity TEXT, parents TEXT)")
+        self.digests: dict[str, str] = {}  # path -> content hash the rows were built from
+
+    def put(self, path: str, digest: str, chunks: list[Chunk]) -> None:
+        with self.lock, self.db:
+            ids = [r[0] for r in self.db.execute("SELECT id FROM meta WHERE path = ?", (path,))]
+            self.db.executemany("DELETE FROM chunks WHERE rowid = ?", [(i,) for i in ids])
+            self.db.execute("DELETE FROM meta WHERE path = ?", (path,))
+            for c in chunks:
+                cur = self.db.execute(
+                    "INSERT INTO meta (chunk_id, path, symbol, kind, granularity, parents) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (c.chunk_id, c.path, c.symbol, c.kind, c.granularity, "\n".join(c.parents)))
+                body = c.text.partition(f"{BODY_MARK}\n")[2] or c.text
+                name = c.symbol or ""
+                self.db.execute("INSERT INTO chunks (rowid, symbol, words, body) VALUES "
+                                "(?, ?, ?, ?)",
+                                (cur.lastrowid, f"{name} {words(name)}", words(body), body))
+            self.digests[path] = digest
+
+    def forget(self, path: str) -> None:
+        self.put(path, "", [])
+        self.digests.pop(path, None)
+
+    def search(self, query: str, limit: int = 10) -> list[Hit]:
+        terms = sorted({w for w in words(query).split() if len(w) > 1}
+                       | {w.lower() for w in IDENT.findall(query)})
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        with self.lock:
+            rows = self.db.execute(
+                f"SELECT m.chunk_id, m.path, m.symbol, m.kind, m.granularity, m.parents, "
+                f"bm25(chunks, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank "
+                "FROM chunks JOIN meta m ON m.id = chunks.rowid WHERE chunks MATCH ? "
+                "ORDER BY rank LIMIT ?", (match, max(1, limit) * 4)).fetchall()
+        return dedup([Hit(r[0], r[1], r[2], r[3], r[4],
+                          tuple(p for p in r[5].split("\n") if p), -r[6]) for r in rows])[:limit]
+
+
+def dedup(hits: list[Hit]) -> list[Hit]:
+    """Drop a method whose class chunk ranks above it, and a class chunk whose method
+    ranks above it: one unit per place in the code."""
+    out: list[Hit] = []
+    for h in hits:
+        inside = any(o.path == h.path and o.symbol and h.symbol and (
+            (o.granularity == "coarse" and h.symbol.startswith(f"{o.symbol}."))
+            or (h.granularity == "coarse" and o.symbol.startswith(f"{h.symbol}.")))
+            for o in out)
+        if not inside and not any(o.chunk_id.split("#")[0] == h.chunk_id.split("#")[0]
+                                  for o in out):
+            out.append(h)
+    return out
