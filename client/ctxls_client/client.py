@@ -242,6 +242,12 @@ class CtxClient:
         return await self._call(p.SEARCH, p.SearchParams(query=query, limit=limit),
                                 p.SearchResult)
 
+    async def stats(self, max_tokens: int = 8192) -> dict[str, Any]:
+        """Index metrics: files by language, parse success, chunk sizes (``ctx/stats``)."""
+        result: dict[str, Any] = await self.request(p.STATS, {"maxTokens": max_tokens},
+                                                    timeout=600)
+        return result
+
     async def status(self, wait: bool = False, timeout: float = 600.0) -> p.StatusResult:
         raw = await self.request(p.STATUS, {"wait": wait, "timeout": timeout},
                                  timeout=timeout + 5)

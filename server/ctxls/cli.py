@@ -1,4 +1,5 @@
-"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct | chunks``.
+"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct | chunks |
+stats``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -131,6 +132,18 @@ async def _chunks(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _stats(args: argparse.Namespace) -> int:
+    from ctxls.index.stats import render
+    from ctxls_client import CtxClient
+
+    root = _root_for(Path(args.path), args.root)
+    async with await CtxClient.start(root) as client:
+        await client.status(wait=True)
+        summary = await client.stats(args.max_tokens)
+    print(json.dumps(summary, indent=2) if args.json else render(summary), end="")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -169,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     ch.add_argument("--jsonl", action="store_true", help="one JSON object per chunk")
     ch.add_argument("--max-tokens", type=int, default=8192, help="size cap per chunk")
 
+    st = sub.add_parser("stats", help="index metrics: languages, parse success, chunk sizes")
+    st.add_argument("path", nargs="?", default=".", help="a folder in the workspace")
+    st.add_argument("--root", help="workspace root (default: the enclosing git repository)")
+    st.add_argument("--json", action="store_true")
+    st.add_argument("--max-tokens", type=int, default=8192, help="chunk size cap")
+
     for command, what in (("refs", "call sites of a symbol (resolved, then candidates)"),
                           ("tests", "tests that exercise a symbol, with their evidence"),
                           ("deps", "project declarations a symbol's body uses")):
@@ -183,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         run(args.tcp)
         return 0
     try:
-        return asyncio.run(_chunks(args) if args.command == "chunks" else _run(args))
+        runner = {"chunks": _chunks, "stats": _stats}.get(args.command, _run)
+        return asyncio.run(runner(args))
     except BrokenPipeError:  # `ctxls ... | head`: the reader left, nothing is wrong
         sys.stderr.close()
         return 0

@@ -39,7 +39,7 @@ from ctxls.errors import (
     Unreadable,
 )
 from ctxls.index import refs as refs_mod
-from ctxls.index.chunks import chunk_file
+from ctxls.index.chunks import Chunk, chunk_file, generated
 from ctxls.index.refs import Call
 from ctxls.index.resolve import (
     FileInfo,
@@ -53,6 +53,7 @@ from ctxls.index.resolve import (
 )
 from ctxls.index.scan import FileEntry, index_bytes, index_file, walk
 from ctxls.index.search import SearchIndex
+from ctxls.index.stats import FileRecord, summarize
 from ctxls.index.store import Store, default_dir, warm
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
@@ -647,6 +648,27 @@ class Engine:
                             dv.position(s.end_row, s.end_col)),
                 relation=dep.relation, line=dep.row + 1))
         return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+
+    def stats(self, params: p.StatsParams) -> dict[str, object]:
+        """Index metrics over every listed file (chunks every parsed file: seconds on a
+        large workspace)."""
+        count = tokenizer(self.options.encoding).count
+        records = []
+        for key, e in sorted(self.entries.items()):
+            chunks: tuple[Chunk, ...] = ()
+            is_generated = False
+            if e.language is not None and e.status == "ok":
+                try:
+                    v = self.view(self.locate(path=key))
+                except CtxError:
+                    v = None
+                if v is not None:
+                    is_generated = generated(v.loc.path, v.data, v.lang)
+                    chunks = tuple(chunk_file(v.loc.path, v.data, v.lines, v.outline, v.lang,
+                                              count, params.max_tokens))
+            records.append(FileRecord(e.path, e.language, e.tables is not None
+                                      and e.tables.errors == 0, is_generated, chunks))
+        return summarize(records, params.max_tokens)
 
     def search(self, params: p.SearchParams) -> p.SearchResult:
         """BM25 over the symbol chunks of every indexed file (built on first use, then kept

@@ -389,3 +389,11 @@ class SearchResult:
     query: str
     hits: list[SearchHit]
     files: int  # files in the search index
+
+
+STATS = "ctx/stats"
+
+
+@attrs.define
+class StatsParams:
+    max_tokens: int = 8192  # the chunk size cap the split counts refer to

@@ -320,6 +320,11 @@ def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
     return ls.engine.tests(params)
 
 
+@answer(p.STATS, p.StatsParams)
+def ctx_stats(ls: CtxServer, params: p.StatsParams) -> dict[str, object]:
+    return ls.engine.stats(params)
+
+
 @answer(p.SEARCH, p.SearchParams)
 def ctx_search(ls: CtxServer, params: p.SearchParams) -> p.SearchResult:
     return ls.engine.search(params)
