@@ -109,3 +109,14 @@ def test_search_dedup_keeps_the_better_ranked_of_a_class_and_its_method() -> Non
     part2 = Hit("c.py::Cache.get#2", "c.py", "Cache.get", "method", "fine", ("Cache",), 6.0)
     assert dedup([cls, meth, other]) == [cls, other]
     assert dedup([meth, cls, part2]) == [meth]
+
+
+def test_one_enormous_line_is_cut_under_the_cap() -> None:
+    data = ("var a=" + "+".join(f"f{i}(x)" for i in range(6000)) + ";\n").encode()
+    lang = languages.for_path("bundle.min.js")
+    assert lang is not None
+    outline = extract(lang, lang.parser().parse(data), LineIndex(data))
+    chunks = chunk_file("bundle.min.js", data, split_lines(data.decode()), outline, lang,
+                        count, 1000)
+    assert len(chunks) > 3 and all(c.tokens <= 1000 for c in chunks)
+    assert "".join(c.text for c in chunks) == data.decode()

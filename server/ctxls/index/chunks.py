@@ -6,7 +6,9 @@ it — the file header (imports, package clause) and, for a member, each enclosi
 declaration's signature and docstring — marked as context, then the symbol itself. A body
 over the size cap is split at statement boundaries (lines at the body's own indentation)
 into parts that each carry the same header. Generated files are chunked by names only;
-files that do not parse, or have no grammar, by fixed line windows. Pure: a file's bytes,
+files that do not parse, have no grammar, or declare no function or class (scripts,
+settings modules), by fixed line windows; any chunk still over the cap (one enormous
+line) is cut by characters. Pure: a file's bytes,
 lines and outline in, chunks out.
 """
 
@@ -87,7 +89,7 @@ def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None
 
     language = lang.name if lang else None
     if outline is None or outline.errors or (not outline.decls and lang is None):
-        return _windows(path, lines, byte, language, count, window)
+        return _capped(_windows(path, lines, byte, language, count, window), count, cap)
     if generated(path, data, lang):
         return [_chunk(path, d.qualname, d.kind, d.parents, byte(d.span.start_row),
                        byte(d.span.last_row + 1), language, "", f"{d.kind} {d.qualname}\n",
@@ -115,6 +117,42 @@ def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None
             out.append(_chunk(path, d.qualname, d.kind, d.parents, byte(piece[0]),
                               byte(piece[-1] + 1), language, header, text, granularity,
                               "symbol", i, len(pieces), count))
+    if not out and lines:  # only statements and values (a script, a settings module)
+        out = _windows(path, lines, byte, language, count, window)
+    return _capped(out, count, cap)
+
+
+def _capped(chunks: list[Chunk], count: Callable[[str], int] | None,
+            cap: int) -> list[Chunk]:
+    """Any chunk still over the cap (one enormous line: minified code, a data blob) is cut
+    by characters into parts that keep its header; the cap holds for every chunk."""
+    if count is None:
+        return chunks
+    out: list[Chunk] = []
+    for c in chunks:
+        if c.tokens <= cap:
+            out.append(c)
+            continue
+        head = c.text.encode()[: c.header_bytes].decode("utf-8", errors="ignore")
+        body = c.text[len(head):]
+        room = max(16, cap - count(head))
+        pieces: list[str] = []
+        while body:
+            size = min(len(body), room * 3)  # a token is rarely under 1/3 of a character
+            while size > 1 and count(body[:size]) > room:
+                size = size * 3 // 4
+            pieces.append(body[:size])
+            body = body[size:]
+        at = c.start_byte
+        base = c.chunk_id.split("#")[0]
+        for i, piece in enumerate(pieces, 1):
+            n = len(piece.encode())
+            text = head + piece
+            out.append(attrs.evolve(c, chunk_id=f"{base}#{c.part}.{i}", start_byte=at,
+                                    end_byte=min(at + n, c.end_byte), part=i,
+                                    parts=len(pieces), tokens=count(text),
+                                    content_hash=_hash(text), text=text))
+            at += n
     return out
 
 
