@@ -112,11 +112,17 @@ def test_search_dedup_keeps_the_better_ranked_of_a_class_and_its_method() -> Non
 
 
 def test_one_enormous_line_is_cut_under_the_cap() -> None:
-    data = ("var a=" + "+".join(f"f{i}(x)" for i in range(6000)) + ";\n").encode()
-    lang = languages.for_path("bundle.min.js")
+    data = ("var a=" + "+".join(f"f{i}(x)" for i in range(6000)) + ";\n").encode()  # one line
+    lang = languages.for_path("bundle.js")
     assert lang is not None
     outline = extract(lang, lang.parser().parse(data), LineIndex(data))
-    chunks = chunk_file("bundle.min.js", data, split_lines(data.decode()), outline, lang,
+    chunks = chunk_file("bundle.js", data, split_lines(data.decode()), outline, lang,
                         count, 1000)
     assert len(chunks) > 3 and all(c.tokens <= 1000 for c in chunks)
     assert "".join(c.text for c in chunks) == data.decode()
+
+
+def test_minified_javascript_is_indexed_by_names() -> None:
+    lang = languages.for_path("x.js")
+    assert generated("static/vendor/jquery.min.js", b"!function(e){}", lang)
+    assert not generated("static/app.js", b"function app() {}\n", lang)

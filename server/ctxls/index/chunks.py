@@ -135,6 +135,8 @@ def _capped(chunks: list[Chunk], count: Callable[[str], int] | None,
             continue
         head = c.text.encode()[: c.header_bytes].decode("utf-8", errors="ignore")
         body = c.text[len(head):]
+        if count(head) > cap // 2:  # a lineage that is itself one enormous line
+            head = f"# {c.path}\n{BODY_MARK}\n"
         room = max(16, cap - count(head))
         pieces: list[str] = []
         while body:
@@ -151,6 +153,7 @@ def _capped(chunks: list[Chunk], count: Callable[[str], int] | None,
             out.append(attrs.evolve(c, chunk_id=f"{base}#{c.part}.{i}", start_byte=at,
                                     end_byte=min(at + n, c.end_byte), part=i,
                                     parts=len(pieces), tokens=count(text),
+                                    header_bytes=len(head.encode()),
                                     content_hash=_hash(text), text=text))
             at += n
     return out
