@@ -7,6 +7,7 @@ answers themselves come from pure functions in ``syntax/``.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import os
@@ -56,6 +57,7 @@ from ctxls.index.search import SearchIndex
 from ctxls.index.stats import FileRecord, summarize
 from ctxls.index.store import Store, default_dir, warm
 from ctxls.index.tables import Tables
+from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
@@ -145,6 +147,7 @@ class Engine:
         self.stores: dict[Path, Store] = {}
         self.from_cache = 0
         self._search: SearchIndex | None = None  # built on the first ctx/search
+        self._policies: dict[Path, tuple[tuple[int, ...] | None, Policy]] = {}
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
 
     # ---- paths -------------------------------------------------------------------------
@@ -727,6 +730,23 @@ class Engine:
                     c.text if params.include_text else None))
         return p.ChunksResult(out, len(keys), sum(1 for c in out if c.parts > 1))
 
+    def policy(self, root: Path) -> Policy:
+        """The root's ``.agent/context-policy.yaml``, read again whenever it changes: an
+        edit applies to the next request, no restart."""
+        try:
+            st = (root / POLICY_PATH).stat()
+            stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_size, self.scanning,
+                                             len(self.entries))
+        except OSError:
+            stamp = None
+        cached = self._policies.get(root)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        files = [e.path for e in self.entries.values() if e.abspath.startswith(f"{root}/")]
+        found = load(root, dt.date.today(), files) if stamp is not None else Policy()
+        self._policies[root] = (stamp, found)
+        return found
+
     def construct(self, params: p.ConstructParams) -> p.DecisionContext:
         """The context window for one decision (spec 08): gather, then the pure pipeline."""
         encoding = params.encoding or self.options.encoding
@@ -756,7 +776,7 @@ class Engine:
             shown=[] if w.pointer_to or w.rendering not in w.item.renderings
             else ranges(w.item, w.view),
             tokens=w.tokens, text=w.text, provenance=w.item.provenance,
-            pointer_to=w.pointer_to) for w in built.outcome.window]
+            pointer_to=w.pointer_to, writable=w.item.writable) for w in built.outcome.window]
         by_id = {e.id: e for e in built.pool}
         gate_log = [p.GateEntry(d.id, d.decision, d.driver, d.reason, by_id[d.id].kind,
                                 by_id[d.id].source, by_id[d.id].path, by_id[d.id].symbol)

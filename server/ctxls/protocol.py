@@ -273,6 +273,7 @@ class WindowItem:
     text: str
     provenance: str
     pointer_to: str | None
+    writable: bool  # false: the policy says the task must not modify this path
 
 
 @attrs.define

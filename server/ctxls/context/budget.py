@@ -32,7 +32,7 @@ FAILING = ("test_output", "traceback", "error")
 LABEL = {
     "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
     "target": "target", "obligation-target": "obligation target", "state": "state",
-    "fields": "attributes", "base": "base class",
+    "fields": "attributes", "base": "base class", "instead": "instead of an excluded file",
     "dependency": "definition used", "module-interface": "interface",
     "import": "imported", "caller": "call site",
     "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",

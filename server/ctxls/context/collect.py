@@ -16,11 +16,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import attrs
+import pathspec
 
 from ctxls import protocol as p
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
 from ctxls.index.resolve import Reference, dependencies, references, tests_for
+from ctxls.policy import POLICY_PATH
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.skeleton import excerpt, render
@@ -528,7 +530,51 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             items.append(_retrieved(engine, out, hit))
         except CtxError as exc:
             out.notes.append(f"retrieved[{i}] {hit.path}: {exc.message}")
+    _apply_policy(engine, out, v)
     return out
+
+
+def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
+    """Seed 003's exceptions: an excluded path never enters (its replacement may), an
+    interface-view path enters as signatures or names, and `writable: false` travels with
+    every item from it. The target itself is never excluded: the agent is editing it."""
+    policy = engine.policy(v.loc.root)
+    out.notes += [f"{POLICY_PATH}:{x.line + 1}: {x.severity}: {x.message}"
+                  for x in policy.problems if x.severity == "error"]
+    instead: dict[str, tuple[str, str]] = {}  # excluded path -> (include_instead, rule)
+    for i, e in enumerate(out.items):
+        rule = policy.rule_for(e.path) if e.path else None
+        if rule is None:
+            continue
+        if e.relation == "target":
+            out.items[i] = attrs.evolve(e, writable=rule.writable)
+            out.notes.append(f"the target is under {rule.describe()}")
+            continue
+        if rule.view == "none":
+            out.items[i] = attrs.evolve(e, excluded_by=rule.describe(), writable=rule.writable)
+            if rule.include_instead and e.path:
+                instead.setdefault(e.path, (rule.include_instead, rule.describe()))
+        else:
+            out.items[i] = attrs.evolve(e, richest="signature" if rule.view == "interface"
+                                        else "name", writable=rule.writable)
+    if not instead:
+        return
+    listed = sorted(e.path for e in engine.entries.values()
+                    if e.abspath.startswith(f"{v.loc.root}/"))
+    for path, (glob, why) in instead.items():
+        spec = pathspec.GitIgnoreSpec.from_lines([glob])
+        stem = path.rsplit("/", 1)[-1].split(".")[0]
+        matching = [f for f in listed if spec.match_file(f)]
+        chosen = [f for f in matching
+                  if stem.startswith(f.rsplit("/", 1)[-1].split(".")[0])] or matching[:3]
+        for f in chosen:
+            fv = engine.view(engine.locate(path=f))
+            rows = [(0, min(len(fv.lines), 300) - 1)]
+            out.items.append(Evidence(
+                "", "03", "source_code", "", f"policy: in place of {path} ({why})"[:200],
+                "interfaces", "instead",
+                {"verbatim": _text(engine, fv, rows), "name": Text(f"{fv.loc.path}\n")},
+                path=fv.loc.path, key=f"{fv.loc.path}::instead"))
 
 
 def _retrieved(engine: Engine, out: Collected, hit: p.RetrievedHit) -> Evidence:

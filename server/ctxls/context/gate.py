@@ -28,6 +28,7 @@ OBLIGATION = {
     "import": "a definition the target's file imports (its header binds the name)",
     "base": "a project class the target's class inherits from",
     "fields": "the attributes the target's class keeps on self",
+    "instead": "offered by the policy in place of an excluded file",
     "state": "mutates the attributes the target works on (intent `state`)",
 }
 IMPACT = {
@@ -51,7 +52,9 @@ def admit(pool: list[Evidence]) -> tuple[list[Evidence], list[Evidence], list[De
     linked = {e.key for e in pool if e.key and e.relation not in ("retrieved",)
               and e.relation not in REJECT}
     for e in pool:
-        if e.relation in OBLIGATION:
+        if e.excluded_by:
+            log.append(Decision(e.id, "rejected", "policy", f"excluded by {e.excluded_by}"))
+        elif e.relation in OBLIGATION:
             admitted.append(e)
             log.append(Decision(e.id, "admitted", "obligation", OBLIGATION[e.relation]))
         elif e.relation in IMPACT:

@@ -58,6 +58,9 @@ class Evidence:
     obligations: tuple[str, ...] = ()  # obligation ids that name it
     superseded: bool = False  # live history already falsified (rendered `omitted`)
     order: int = 0  # freshness of live items: higher is newer
+    excluded_by: str = ""  # the policy rule that keeps this path out (seed 003)
+    richest: str | None = None  # the richest rendering the policy allows (interface views)
+    writable: bool = True  # false: the policy says the task must not modify this path
 
     def best(self, floor: str = "verbatim") -> str | None:
         """The richest rendering this item has, no richer than ``floor``."""

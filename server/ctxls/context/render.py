@@ -7,7 +7,7 @@ attributes, the constructor and the tests in full.
 
 from __future__ import annotations
 
-from ctxls.context.model import Evidence
+from ctxls.context.model import LADDER, Evidence
 
 # (kind, relation) -> rendering. `relation` says which role-row of the spec's table applies.
 TABLE: dict[tuple[str, str], str] = {
@@ -34,6 +34,7 @@ TABLE: dict[tuple[str, str], str] = {
     ("traceback", "live"): "verbatim",
     ("test_output", "live"): "verbatim",
     ("tool_output", "live"): "verbatim",
+    ("source_code", "instead"): "verbatim",
 }
 
 
@@ -54,4 +55,7 @@ def choose(item: Evidence, intent: str, reasoned: frozenset[str]) -> tuple[str, 
         wanted = "signature"  # cheapest safe default, logged as a miss
     if wanted in ("digest", "omitted"):
         return wanted, miss
+    if item.richest is not None and wanted in LADDER and item.richest in LADDER and \
+            LADDER.index(wanted) < LADDER.index(item.richest):
+        wanted = item.richest  # the policy shows this path as an interface, or as names
     return item.best(wanted) or item.best("pointer") or "omitted", miss

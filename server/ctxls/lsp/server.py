@@ -40,6 +40,7 @@ from ctxls.config import Options
 from ctxls.engine import Engine, _file_path
 from ctxls.errors import CtxError, InvalidParams
 from ctxls.index.scan import FileEntry, index_batch
+from ctxls.policy import POLICY_PATH
 from ctxls.syntax.text import normalise_encoding
 
 log = logging.getLogger("ctxls")
@@ -216,6 +217,7 @@ async def _scan(ls: CtxServer) -> None:
         gc.freeze()  # the index lives as long as the server: keep it out of future collections
         engine.scanning = False
         ls.scan_done.set()
+        _publish_policy(ls)
         if token is not None:
             ls.work_done_progress.end(token, t.WorkDoneProgressEnd(
                 message=f"{len(engine.entries)} files indexed"))
@@ -261,12 +263,32 @@ def did_close(ls: CtxServer, params: t.DidCloseTextDocumentParams) -> None:
 @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: CtxServer, params: t.DidSaveTextDocumentParams) -> None:
     ls.engine.refresh(params.text_document.uri)
+    if params.text_document.uri.endswith(POLICY_PATH):
+        _publish_policy(ls)
 
 
 @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched(ls: CtxServer, params: t.DidChangeWatchedFilesParams) -> None:
     for change in params.changes:
         ls.engine.refresh(change.uri)
+    if any(c.uri.endswith(POLICY_PATH) for c in params.changes):
+        _publish_policy(ls)
+
+
+def _publish_policy(ls: CtxServer) -> None:
+    """Problems with each root's policy file, as diagnostics on it (an empty list clears
+    them), like a linter's."""
+    severity = {"error": t.DiagnosticSeverity.Error, "warning": t.DiagnosticSeverity.Warning}
+    for root in ls.engine.roots:
+        policy = ls.engine.policy(root)
+        if not policy.found and not (root / POLICY_PATH).exists():
+            continue
+        ls.text_document_publish_diagnostics(t.PublishDiagnosticsParams(
+            uri=(root / POLICY_PATH).as_uri(),
+            diagnostics=[t.Diagnostic(
+                range=t.Range(t.Position(x.line, 0), t.Position(x.line + 1, 0)),
+                message=x.message, severity=severity[x.severity], source="ctxls policy")
+                for x in policy.problems]))
 
 
 # ---- standard requests -----------------------------------------------------------------
