@@ -1,5 +1,5 @@
 """``ctxls serve | skeleton | read | range | refs | tests | deps | construct | chunks |
-stats``.
+stats | policy check | policy report``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -144,6 +144,40 @@ async def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _policy(args: argparse.Namespace) -> int:
+    """`check`: the policy's problems and undocumented vendor patches, like a linter (exit
+    1 on an error). `report`: the escape-hatch log, most requested excluded paths first."""
+    import datetime as dt
+
+    from ctxls import policy as pol
+    from ctxls.index.scan import walk
+
+    root = _root_for(Path(args.path), args.root)
+    if args.action == "report":
+        log = root / args.log
+        if not log.is_file():
+            print(f"ctxls: no log at {log}", file=sys.stderr)
+            return 1
+        rows = pol.report(log.read_text(encoding="utf-8").splitlines())
+        print("reads  runs ended  succeeded  path")
+        for path, reads, ended, ok in rows:
+            rate = f"{ok}/{ended}" if ended else "-"
+            print(f"{reads:5d}  {ended:10d}  {rate:>9}  {path}")
+        return 0
+    files = [rel for rel, _ in walk(root)]
+    found = pol.load(root, dt.date.today(), files)
+    if not found.found:
+        print(f"no {pol.POLICY_PATH} in {root}: the defaults apply")
+        return 0
+    for x in found.problems:
+        print(f"{pol.POLICY_PATH}:{x.line + 1}: {x.severity}: {x.message}")
+    for rule in found.rules:
+        if rule.view == "interface":
+            for line in pol.undocumented_patches(root, rule):
+                print(f"{pol.POLICY_PATH}:{rule.line + 1}: warning: {line}")
+    return 1 if any(x.severity == "error" for x in found.problems) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -188,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     st.add_argument("--json", action="store_true")
     st.add_argument("--max-tokens", type=int, default=8192, help="chunk size cap")
 
+    po = sub.add_parser("policy", help="check the context policy, or report its log")
+    po.add_argument("action", choices=("check", "report"))
+    po.add_argument("path", nargs="?", default=".", help="a folder in the workspace")
+    po.add_argument("--root", help="workspace root (default: the enclosing git repository)")
+    po.add_argument("--log", default=".agent/context-log.jsonl", help="the escape-hatch log")
+
     for command, what in (("refs", "call sites of a symbol (resolved, then candidates)"),
                           ("tests", "tests that exercise a symbol, with their evidence"),
                           ("deps", "project declarations a symbol's body uses")):
@@ -196,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         sub_parser.add_argument("name")
 
     args = parser.parse_args(argv)
+    if args.command == "policy":
+        return _policy(args)
     if args.command == "serve":
         from ctxls.lsp.server import serve as run
 

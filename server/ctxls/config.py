@@ -23,6 +23,10 @@ class Options:
     exclude: list[str] = attrs.Factory(list)  # extra gitignore-style patterns
     cache_dir: str | None = None  # persistent index; default: $XDG_CACHE_HOME/ctxls
     persist: bool = True  # keep the index between runs
+    # Reads of paths the policy excludes are allowed and logged here (workspace-relative;
+    # None: no log). The only file the server ever writes inside a workspace.
+    context_log: str | None = ".agent/context-log.jsonl"
+    run_id: str | None = None  # default run id for that log
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import logging
 import os
 import re
@@ -432,6 +433,7 @@ class Engine:
                 f"{v.loc.path} has no outline ({', '.join(v.notes) or 'unsupported language'}); "
                 "use ctx/readRange")
         decl = resolve(v.outline, params.name, v.loc.path, params.line)
+        escape = self._escape(v.loc, "ctx/readSymbol", decl.qualname, params.run_id)
         n = len(v.lines)
         first = max(0, decl.span.start_row - params.context_lines)
         last = min(n - 1, decl.span.last_row + params.context_lines)
@@ -464,7 +466,7 @@ class Engine:
             range=Range(v.position(decl.span.start_row, decl.span.start_col),
                         v.position(decl.span.end_row, decl.span.end_col)),
             context=[v.range(a, b) for a, b in merged],
-            text=rendering.text, tokens=self._tokens(rendering.text), notes=v.notes,
+            text=rendering.text, tokens=self._tokens(rendering.text), notes=v.notes + escape,
         )
 
     def read_range(self, params: p.ReadRangeParams) -> p.ReadRangeResult:
@@ -477,6 +479,8 @@ class Engine:
                                 "is past the end")
         first = params.start_line - 1
         last = min(params.end_line - 1, n - 1, first + self.options.read_range_max_lines - 1)
+        escape = self._escape(v.loc, "ctx/readRange", f"lines {first + 1}-{last + 1}",
+                              params.run_id)
         truncated = last < params.end_line - 1
         opts = self.options.skeleton(params.line_numbers)
         width = len(str(n))
@@ -486,7 +490,7 @@ class Engine:
         return p.ReadRangeResult(
             uri=v.loc.uri, path=v.loc.path, version=v.version, range=v.range(first, last),
             text=text, tokens=self._tokens(text), total_lines=n, truncated=truncated,
-            notes=v.notes + ([f"capped at {self.options.read_range_max_lines} lines"]
+            notes=v.notes + escape + ([f"capped at {self.options.read_range_max_lines} lines"]
                              if truncated and last - first + 1 >= self.options.read_range_max_lines
                              else []),
         )
@@ -746,6 +750,44 @@ class Engine:
         found = load(root, dt.date.today(), files) if stamp is not None else Policy()
         self._policies[root] = (stamp, found)
         return found
+
+    def _escape(self, loc: Located, method: str, what: str, run_id: str | None) -> list[str]:
+        """A read of a path the policy excludes is allowed and logged (seed 003's escape
+        hatch); the note says so. Nothing but the path, the rule and the run is logged."""
+        rule = self.policy(loc.root).rule_for(loc.path)
+        if rule is None:
+            return []
+        note = f"excluded by {rule.describe()}; this read is allowed"
+        log = self.options.context_log
+        if log:
+            self._log(loc.root, {"event": "read", "method": method, "path": loc.path,
+                                 "what": what, "rule": rule.describe(),
+                                 "runId": run_id or self.options.run_id})
+            note += f" and logged in {log}"
+        return [note]
+
+    def _log(self, root: Path, record: dict[str, object]) -> bool:
+        log = self.options.context_log
+        if not log:
+            return False
+        target = (root / log).resolve()
+        if not target.is_relative_to(root / ".agent"):  # the server writes nowhere else
+            raise InvalidParams(f"contextLog must lie under .agent/, not {log}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        record = {"time": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                  **record}
+        with target.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return True
+
+    def record_outcome(self, params: p.OutcomeParams) -> p.OutcomeResult:
+        if not params.run_id.strip():
+            raise InvalidParams("`runId` is empty")
+        logged = False
+        for root in self.roots:
+            logged = self._log(root, {"event": "outcome", "runId": params.run_id,
+                                      "success": params.success}) or logged
+        return p.OutcomeResult(logged, self.options.context_log if logged else None)
 
     def construct(self, params: p.ConstructParams) -> p.DecisionContext:
         """The context window for one decision (spec 08): gather, then the pure pipeline."""

@@ -10,6 +10,9 @@ out. A missing file means the defaults.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import re
+import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -208,3 +211,54 @@ def load(root: Path, today: dt.date, files: Iterable[str] = ()) -> Policy:
     except OSError:
         return Policy()
     return parse(text, today, files)
+
+
+def _prefix(glob: str) -> str:
+    """The folder a glob's literal part names (``vendor/**`` -> ``vendor``)."""
+    head = re.split(r"[*?\[]", glob, maxsplit=1)[0]
+    return head.rstrip("/") if head.endswith("/") else head.rsplit("/", 1)[0] if "/" in head \
+        else ""
+
+
+def undocumented_patches(root: Path, rule: Rule) -> list[str]:
+    """Commits that touched a vendored folder after it was imported and that its
+    PATCHES.md does not mention (by short hash or subject): the fork nobody documented."""
+    folder = _prefix(rule.glob)
+    if not folder:
+        return []
+    notes = root / folder / "PATCHES.md"
+    if not notes.is_file():
+        return []
+    try:
+        out = subprocess.run(["git", "-C", str(root), "log", "--format=%H\t%s", "--", folder],
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    text = notes.read_text(encoding="utf-8", errors="replace")
+    commits = [line.split("\t", 1) for line in out.splitlines() if "\t" in line]
+    return [f"{folder}: commit {sha[:7]} \"{subject}\" is not in {folder}/PATCHES.md"
+            for sha, subject in commits[:-1]  # the oldest one imported the code
+            if sha[:7] not in text and subject not in text]
+
+
+def report(lines: Iterable[str]) -> list[tuple[str, int, int, int]]:
+    """(path, reads, runs that read it and ended, of which succeeded) from the context log,
+    most requested first: the input for the next policy version."""
+    reads: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    outcome: dict[str, bool] = {}
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("event") == "read":
+            counts[rec["path"]] = counts.get(rec["path"], 0) + 1
+            reads.setdefault(rec["path"], set()).add(str(rec.get("runId")))
+        elif rec.get("event") == "outcome":
+            outcome[str(rec.get("runId"))] = bool(rec.get("success"))
+    rows = []
+    for path, runs in reads.items():
+        ended = [r for r in runs if r in outcome]
+        rows.append((path, counts[path], len(ended), sum(1 for r in ended if outcome[r])))
+    return sorted(rows, key=lambda r: (-r[1], r[0]))

@@ -65,6 +65,7 @@ class ReadSymbolParams:
     context_lines: int = 0
     line: int | None = None
     line_numbers: bool | None = None
+    run_id: str | None = None  # the agent run, for the escape-hatch log
 
 
 @attrs.define
@@ -89,6 +90,7 @@ class ReadRangeParams:
     text_document: TextDocumentIdentifier | None = None
     path: str | None = None
     line_numbers: bool | None = None
+    run_id: str | None = None  # the agent run, for the escape-hatch log
 
 
 @attrs.define
@@ -398,3 +400,18 @@ STATS = "ctx/stats"
 @attrs.define
 class StatsParams:
     max_tokens: int = 8192  # the chunk size cap the split counts refer to
+
+
+RECORD_OUTCOME = "ctx/recordOutcome"
+
+
+@attrs.define
+class OutcomeParams:
+    run_id: str
+    success: bool
+
+
+@attrs.define
+class OutcomeResult:
+    logged: bool
+    log: str | None  # the log file, workspace-relative

@@ -114,3 +114,69 @@ async def test_problems_are_diagnostics_on_the_policy_file(tmp_path: Path) -> No
              for d in diags[-1]["diagnostics"]}
     assert (8, 2, "review_by 2026-11-01 has passed: re-check this exception") in found
     assert (17, 1, "unknown key `colour` in exclude #4") in found
+
+
+async def test_the_escape_hatch_reads_logs_and_reports(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    ws = shape(tmp_path)
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.request("ctx/readSymbol", {"path": "billing/invoice_pb2.py",
+                                                   "name": "InvoiceMessage", "runId": "r1"})
+        assert "class InvoiceMessage" in sym["text"]  # allowed
+        assert any("excluded by" in n and "logged" in n for n in sym["notes"])
+        rng = await ctx.request("ctx/readRange", {"path": "vendor/httpclient/client.py",
+                                                  "startLine": 1, "endLine": 5,
+                                                  "runId": "r2"})
+        assert rng["text"] and any("exclude #2" in n for n in rng["notes"])
+        plain = await ctx.request("ctx/readRange", {"path": "billing/pricing.py",
+                                                    "startLine": 1, "endLine": 2})
+        assert not any("excluded" in n for n in plain["notes"])  # not logged
+        done = await ctx.request("ctx/recordOutcome", {"runId": "r1", "success": True})
+        assert done == {"logged": True, "log": ".agent/context-log.jsonl"}
+        await ctx.request("ctx/recordOutcome", {"runId": "r2", "success": False})
+    log = [json.loads(x) for x in (ws / ".agent/context-log.jsonl").read_text().splitlines()]
+    assert [(r["event"], r.get("path"), r["runId"]) for r in log] == [
+        ("read", "billing/invoice_pb2.py", "r1"), ("read", "vendor/httpclient/client.py", "r2"),
+        ("outcome", None, "r1"), ("outcome", None, "r2")]
+    assert all("time" in r for r in log) and "exclude #1" in log[0]["rule"]
+    out = subprocess.run([sys.executable, "-m", "ctxls", "policy", "report", str(ws),
+                          "--root", str(ws)], capture_output=True, text=True, check=True)
+    rows = out.stdout.splitlines()[1:]
+    assert any("billing/invoice_pb2.py" in r and "1/1" in r for r in rows)
+    assert any("vendor/httpclient/client.py" in r and "0/1" in r for r in rows)
+
+
+def test_policy_check_lints_rules_and_undocumented_vendor_patches(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    ws = shape(tmp_path)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(ws), *args], check=True, capture_output=True,
+                       env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+                            "PATH": "/usr/bin:/bin"})
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "import httpclient 1.4")
+    client = ws / "vendor/httpclient/client.py"
+    client.write_text(client.read_text().replace("0.5 * attempt", "0.5 * attempt * 1.3"))
+    git("commit", "-qam", "fix flakiness")
+    out = subprocess.run([sys.executable, "-m", "ctxls", "policy", "check", str(ws),
+                          "--root", str(ws)], capture_output=True, text=True)
+    assert out.returncode == 1  # the unknown key is an error
+    lines = out.stdout.splitlines()
+    assert any(":9: warning: review_by 2026-11-01 has passed" in x for x in lines)
+    assert any("unknown key `colour`" in x and ": error:" in x for x in lines)
+    assert any('"fix flakiness" is not in vendor/PATCHES.md' in x for x in lines)
+    assert not any("import httpclient" in x for x in lines)
+    (ws / "vendor/PATCHES.md").write_text("# Local patches\n- fix flakiness: jittered backoff\n")
+    out = subprocess.run([sys.executable, "-m", "ctxls", "policy", "check", str(ws),
+                          "--root", str(ws)], capture_output=True, text=True)
+    assert not any("fix flakiness" in x for x in out.stdout.splitlines())

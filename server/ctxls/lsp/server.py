@@ -342,6 +342,11 @@ def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
     return ls.engine.tests(params)
 
 
+@answer(p.RECORD_OUTCOME, p.OutcomeParams)
+def record_outcome(ls: CtxServer, params: p.OutcomeParams) -> p.OutcomeResult:
+    return ls.engine.record_outcome(params)
+
+
 @answer(p.STATS, p.StatsParams)
 def ctx_stats(ls: CtxServer, params: p.StatsParams) -> dict[str, object]:
     return ls.engine.stats(params)
