@@ -216,7 +216,7 @@ class CtxClient:
             name=name, path=self._where(path), line=line), p.DependenciesResult)
 
     async def construct(self, path: str | os.PathLike[str], symbol: str, *, task: str = "",
-                        intent: str = "edit", ceiling: int = 24_000,
+                        intent: str = "edit", ceiling: int | None = None,
                         obligations: list[p.Obligation] | None = None,
                         acceptance_criteria: list[str] | None = None,
                         live: list[p.LiveItem] | None = None,

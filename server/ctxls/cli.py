@@ -208,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     cs.add_argument("--symbol", required=True, help="the declaration being edited")
     cs.add_argument("--task", default="", help="the ticket text")
     cs.add_argument("--intent", default="edit", choices=("edit", "rename", "state", "review"))
-    cs.add_argument("--ceiling", type=int, default=24_000, help="hard token ceiling")
+    cs.add_argument("--ceiling", type=int, default=None,
+                    help="hard token ceiling (default: the policy's, else 24000)")
 
     ch = sub.add_parser("chunks", help="symbol chunks with their lineage (for an index)")
     ch.add_argument("paths", nargs="*", help="files (default: the whole workspace)")

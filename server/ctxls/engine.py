@@ -31,7 +31,7 @@ from ctxls.config import Options
 from ctxls.context.collect import collect
 from ctxls.context.compress import terms
 from ctxls.context.construct import build
-from ctxls.context.model import Evidence, Text
+from ctxls.context.model import ROLES, Evidence, Text
 from ctxls.errors import (
     CtxError,
     FileMissing,
@@ -71,6 +71,7 @@ from ctxls.tokens import tokenizer
 log = logging.getLogger("ctxls")
 PLAIN_MARKER = "... {count} lines elided{names}"
 HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
+DEFAULT_CEILING = 24_000  # spec 08's TOKEN_CEILING
 
 KIND = {
     "class": SymbolKind.Class, "function": SymbolKind.Function, "method": SymbolKind.Method,
@@ -794,7 +795,15 @@ class Engine:
         encoding = params.encoding or self.options.encoding
         count = tokenizer(encoding).count
         got = collect(self, params)
-        built = build(got.items, intent=params.intent, ceiling=params.ceiling,
+        # The request wins; then the repository's policy (seed 003); then the defaults.
+        policy = self.policy(self.locate(path=got.target.rsplit("::", 1)[0]).root)
+        ceiling = params.ceiling or policy.first_turn_ceiling or DEFAULT_CEILING
+        reservations = params.reservations
+        if reservations is None and policy.roles:
+            reservations = {**policy.reservations,
+                            **{r: 0 for r in ROLES if r not in policy.roles}}
+        params = attrs.evolve(params, ceiling=ceiling, reservations=reservations or None)
+        built = build(got.items, intent=params.intent, ceiling=ceiling,
                       reservations=params.reservations, count=count,
                       decision_terms=terms(params.task, got.target,
                                            *(o.text for o in params.obligations)),
@@ -838,7 +847,7 @@ class Engine:
             task=params.task, acceptance_criteria=params.acceptance_criteria,
             current_obligation=current, target=got.target, intent=params.intent,
             window=window, text=built.outcome.text, token_count=built.outcome.tokens,
-            ceiling=params.ceiling, encoding=encoding,
+            ceiling=ceiling, encoding=encoding,
             budget_log=[p.BudgetEntry(s.step, s.item, s.detail, s.tokens)
                         for s in built.outcome.steps],
             gate_log=gate_log, omitted=omitted, flagged=built.outcome.flagged,

@@ -253,7 +253,7 @@ class ConstructParams:
     acceptance_criteria: list[str] = attrs.Factory(list)
     live: list[LiveItem] = attrs.Factory(list)  # oldest first: the last is the freshest
     retrieved: list[RetrievedHit] = attrs.Factory(list)
-    ceiling: int = 24_000
+    ceiling: int | None = None  # tokens; default: the policy's first_turn_ceiling, or 24,000
     reservations: dict[str, int] | None = None  # tokens per role, overriding the shares
     encoding: str | None = None
     query: str | None = None  # fill `retrieved` from ctx/search instead

@@ -180,3 +180,34 @@ def test_policy_check_lints_rules_and_undocumented_vendor_patches(tmp_path: Path
     out = subprocess.run([sys.executable, "-m", "ctxls", "policy", "check", str(ws),
                           "--root", str(ws)], capture_output=True, text=True)
     assert not any("fix flakiness" in x for x in out.stdout.splitlines())
+
+
+async def test_generated_files_are_excluded_by_default_with_their_schema_offered(
+        tmp_path: Path) -> None:
+    ws = shape(tmp_path)
+    (ws / ".agent/context-policy.yaml").unlink()  # no policy at all
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        r = await build(ctx)
+    assert "billing/invoice_pb2.py" not in {w["path"] for w in r["window"]}
+    gate = [g for g in r["gateLog"] if g["path"] == "billing/invoice_pb2.py"]
+    assert gate and all("generated file" in g["reason"] for g in gate)
+    assert any(w["path"] == "proto/billing/invoice.proto" for w in r["window"])
+    assert r["ceiling"] == 24000  # no policy: the default ceiling
+
+
+async def test_the_policy_sets_the_ceiling_and_switches_roles_off(tmp_path: Path) -> None:
+    ws = shape(tmp_path)
+    (ws / ".agent/context-policy.yaml").write_text(
+        "version: 1\nfirst_turn_ceiling: 3000\nroles: [target, interfaces]\n")
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
+                                                "target": {"symbol": "compute_line_total"}})
+        assert r["ceiling"] == 3000 and r["tokenCount"] <= 3000
+        assert not any(w["role"] in ("tests", "call_sites") for w in r["window"])
+        assert any(b["step"] == "role-off" for b in r["budgetLog"])
+        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
+                                                "target": {"symbol": "compute_line_total"},
+                                                "ceiling": 5000})
+        assert r["ceiling"] == 5000  # the request wins

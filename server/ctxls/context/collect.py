@@ -21,6 +21,7 @@ import pathspec
 from ctxls import protocol as p
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
+from ctxls.index.chunks import generated
 from ctxls.index.resolve import Reference, dependencies, references, tests_for
 from ctxls.policy import POLICY_PATH
 from ctxls.syntax import languages
@@ -42,6 +43,8 @@ MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 MAX_INTERFACE_LINES = 20  # definition lines per module interface
 MAX_CLASS_MEMBERS = 12  # public members shown per imported class
+# Where a generated file's source may be: schemas whose stem is the generated file's own.
+SOURCE_GLOBS = ("**/*.proto", "**/*.thrift", "**/*.graphql", "**/*.avsc")
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
@@ -126,7 +129,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     if params.intent not in INTENTS:
         raise InvalidParams(f"`intent` must be one of {', '.join(INTENTS)}, not "
                             f"`{params.intent}`")
-    if params.ceiling < 256:
+    if params.ceiling is not None and params.ceiling < 256:
         raise InvalidParams("`ceiling` must be at least 256 tokens")
     uri = params.text_document.uri if params.text_document else None
     if not uri and not params.path:
@@ -541,9 +544,19 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
     policy = engine.policy(v.loc.root)
     out.notes += [f"{POLICY_PATH}:{x.line + 1}: {x.severity}: {x.message}"
                   for x in policy.problems if x.severity == "error"]
-    instead: dict[str, tuple[str, str]] = {}  # excluded path -> (include_instead, rule)
+    instead: dict[str, tuple[tuple[str, ...], str]] = {}  # path -> (globs, why)
+    made: dict[str, bool] = {}  # path -> written by a generator
     for i, e in enumerate(out.items):
         rule = policy.rule_for(e.path) if e.path else None
+        if rule is None and e.path and e.relation != "target":
+            if e.path not in made:
+                gv = _view(engine, out, e.path)
+                made[e.path] = generated(gv.loc.path, gv.data, gv.lang)
+            if made[e.path]:  # excluded by default, its schema offered instead (seed 003)
+                why = "generated file (its grammar's markers): edits are reverted"
+                out.items[i] = attrs.evolve(e, excluded_by=why, writable=False)
+                instead.setdefault(e.path, (SOURCE_GLOBS, why))
+            continue
         if rule is None:
             continue
         if e.relation == "target":
@@ -553,7 +566,7 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
         if rule.view == "none":
             out.items[i] = attrs.evolve(e, excluded_by=rule.describe(), writable=rule.writable)
             if rule.include_instead and e.path:
-                instead.setdefault(e.path, (rule.include_instead, rule.describe()))
+                instead.setdefault(e.path, ((rule.include_instead,), rule.describe()))
         else:
             out.items[i] = attrs.evolve(e, richest="signature" if rule.view == "interface"
                                         else "name", writable=rule.writable)
@@ -561,12 +574,12 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
         return
     listed = sorted(e.path for e in engine.entries.values()
                     if e.abspath.startswith(f"{v.loc.root}/"))
-    for path, (glob, why) in instead.items():
-        spec = pathspec.GitIgnoreSpec.from_lines([glob])
-        stem = path.rsplit("/", 1)[-1].split(".")[0]
+    for path, (globs, why) in instead.items():
+        spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
+        stem = re.sub(r"(_pb2(_grpc)?|_pb|\.pb)$", "", path.rsplit("/", 1)[-1].split(".")[0])
         matching = [f for f in listed if spec.match_file(f)]
-        chosen = [f for f in matching
-                  if stem.startswith(f.rsplit("/", 1)[-1].split(".")[0])] or matching[:3]
+        same = [f for f in matching if f.rsplit("/", 1)[-1].split(".")[0] == stem]
+        chosen = same or ([] if globs == SOURCE_GLOBS else matching[:3])
         for f in chosen:
             fv = engine.view(engine.locate(path=f))
             rows = [(0, min(len(fv.lines), 300) - 1)]
