@@ -213,7 +213,7 @@ def load(root: Path, today: dt.date, files: Iterable[str] = ()) -> Policy:
     return parse(text, today, files)
 
 
-def _prefix(glob: str) -> str:
+def patches_folder(glob: str) -> str:
     """The folder a glob's literal part names (``vendor/**`` -> ``vendor``)."""
     head = re.split(r"[*?\[]", glob, maxsplit=1)[0]
     return head.rstrip("/") if head.endswith("/") else head.rsplit("/", 1)[0] if "/" in head \
@@ -223,7 +223,7 @@ def _prefix(glob: str) -> str:
 def undocumented_patches(root: Path, rule: Rule) -> list[str]:
     """Commits that touched a vendored folder after it was imported and that its
     PATCHES.md does not mention (by short hash or subject): the fork nobody documented."""
-    folder = _prefix(rule.glob)
+    folder = patches_folder(rule.glob)
     if not folder:
         return []
     notes = root / folder / "PATCHES.md"

@@ -51,7 +51,7 @@ def shape(tmp_path: Path) -> Path:
         "        \"\"\"Send with fixed backoff.\"\"\"\n        delay = self._backoff(1)\n"
         "        return body\n\n    def _backoff(self, attempt: int) -> float:\n"
         "        return 0.5 * attempt\n")
-    (ws / "vendor/PATCHES.md").write_text("# Local patches\n")
+    (ws / "vendor/PATCHES.md").write_text("# Local patches\n- 2021: retries time out after 5 s\n")
     (ws / "billing/sync.py").write_text(
         "from billing.invoice_pb2 import InvoiceMessage\n"
         "from vendor.httpclient.client import HttpClient\n\n\n"
@@ -81,12 +81,15 @@ async def test_each_rule_shapes_the_window_and_edits_apply_live(tmp_path: Path) 
                             and "exclude #1" in g["reason"] for g in gate)
         instead = [w for w in r["window"] if w["path"] == "proto/billing/invoice.proto"]
         assert instead and "message InvoiceMessage" in instead[0]["text"]
-        vendor = [w for w in r["window"] if (w["path"] or "").startswith("vendor/")]
+        vendor = [w for w in r["window"] if (w["path"] or "").startswith("vendor/")
+                  and not w["path"].endswith("PATCHES.md")]
         assert vendor and all(not w["writable"] for w in vendor)
         assert all(w["rendering"] in ("signature", "name", "pointer") for w in vendor)
         assert not any("_backoff" in w["text"] and "0.5 * attempt" in w["text"]
                        for w in vendor)  # no bodies, no private helpers' code
         assert all(w["writable"] for w in r["window"] if w["path"] == "billing/sync.py")
+        patches = [w for w in r["window"] if w["path"] == "vendor/PATCHES.md"]
+        assert patches and "retries time out after 5 s" in patches[0]["text"]
         policy_notes = [n for n in r["notes"] if "context-policy.yaml" in n]
         assert any("unknown key `colour`" in n for n in policy_notes)
 

@@ -33,6 +33,7 @@ LABEL = {
     "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
     "target": "target", "obligation-target": "obligation target", "state": "state",
     "fields": "attributes", "base": "base class", "instead": "instead of an excluded file",
+    "patches": "local patches",
     "dependency": "definition used", "module-interface": "interface",
     "import": "imported", "caller": "call site",
     "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",

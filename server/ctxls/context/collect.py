@@ -23,7 +23,7 @@ from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
 from ctxls.index.chunks import generated
 from ctxls.index.resolve import Reference, dependencies, references, tests_for
-from ctxls.policy import POLICY_PATH
+from ctxls.policy import POLICY_PATH, Rule, patches_folder
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.skeleton import excerpt, render
@@ -546,6 +546,7 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
                   for x in policy.problems if x.severity == "error"]
     instead: dict[str, tuple[tuple[str, ...], str]] = {}  # path -> (globs, why)
     made: dict[str, bool] = {}  # path -> written by a generator
+    notes_for: dict[int, Rule] = {}  # interface-view rules that matched an item
     for i, e in enumerate(out.items):
         rule = policy.rule_for(e.path) if e.path else None
         if rule is None and e.path and e.relation != "target":
@@ -570,6 +571,20 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
         else:
             out.items[i] = attrs.evolve(e, richest="signature" if rule.view == "interface"
                                         else "name", writable=rule.writable)
+            if rule.view == "interface":
+                notes_for.setdefault(rule.index, rule)
+    for rule in notes_for.values():  # a vendored package's local patches travel with it
+        folder = patches_folder(rule.glob)
+        notes = v.loc.root / folder / "PATCHES.md" if folder else None
+        if notes is None or not notes.is_file():
+            continue
+        pv = engine.view(engine.locate(path=f"{folder}/PATCHES.md"))
+        out.items.append(Evidence(
+            "", "03", "config", "", f"policy: the local patches of {folder} ({rule.describe()})"
+            [:200], "interfaces", "patches",
+            {"verbatim": _text(engine, pv, [(0, min(len(pv.lines), 80) - 1)]),
+             "name": Text(f"{pv.loc.path}\n")},
+            path=pv.loc.path, key=f"{pv.loc.path}::patches", writable=False))
     if not instead:
         return
     listed = sorted(e.path for e in engine.entries.values()

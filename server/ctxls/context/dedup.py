@@ -16,7 +16,7 @@ from ctxls.context.model import Placed
 # Which role keeps a duplicated fact: the strongest reason to show it wins.
 STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "fields", "state",
             "named-test", "live", "dependency", "base", "test", "caller", "reference",
-            "instead", "import", "module-interface", "conftest", "retrieved", "digest")
+            "instead", "import", "module-interface", "patches", "conftest", "retrieved", "digest")
 
 
 def _strength(p: Placed) -> int:

@@ -29,6 +29,7 @@ OBLIGATION = {
     "base": "a project class the target's class inherits from",
     "fields": "the attributes the target's class keeps on self",
     "instead": "offered by the policy in place of an excluded file",
+    "patches": "the local patches of a vendored package the target uses (PATCHES.md)",
     "state": "mutates the attributes the target works on (intent `state`)",
 }
 IMPACT = {

@@ -14,8 +14,8 @@ from ctxls.context.model import Placed
 
 FRONT = ("task", "plan", "acceptance", "target", "fields", "obligation-target", "state",
          "dependency", "base")
-MIDDLE = ("instead", "import", "module-interface", "caller", "reference", "test", "conftest",
-          "retrieved", "digest")
+MIDDLE = ("instead", "import", "module-interface", "patches", "caller", "reference", "test",
+          "conftest", "retrieved", "digest")
 FAILING = ("test_output", "traceback", "error")
 
 

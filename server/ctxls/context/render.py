@@ -35,6 +35,7 @@ TABLE: dict[tuple[str, str], str] = {
     ("test_output", "live"): "verbatim",
     ("tool_output", "live"): "verbatim",
     ("source_code", "instead"): "verbatim",
+    ("config", "patches"): "verbatim",
 }
 
 
