@@ -65,7 +65,11 @@ def shape(tmp_path: Path) -> Path:
 async def build(ctx: CtxClient) -> dict[str, Any]:
     result: dict[str, Any] = await ctx.request("ctx/construct", {
         "path": "billing/sync.py", "target": {"symbol": "push_invoice"},
-        "task": "Retry invoice pushes"})
+        "task": "Retry invoice pushes",
+        "retrieved": [{"path": "experiments/old_pricing.py", "symbol": "compute_line_total",
+                       "score": 0.9},
+                      {"path": "vendor/httpclient/client.py", "symbol": "HttpClient._backoff",
+                       "score": 0.8}]})
     return result
 
 
@@ -90,6 +94,11 @@ async def test_each_rule_shapes_the_window_and_edits_apply_live(tmp_path: Path) 
         assert all(w["writable"] for w in r["window"] if w["path"] == "billing/sync.py")
         patches = [w for w in r["window"] if w["path"] == "vendor/PATCHES.md"]
         assert patches and "retries time out after 5 s" in patches[0]["text"]
+        assert not any((w["path"] or "").startswith("experiments/") for w in r["window"])
+        assert any(g["path"] == "experiments/old_pricing.py" and g["driver"] == "policy"
+                   for g in r["gateLog"])  # deprecated code, excluded even when retrieved
+        backoff = [g for g in r["gateLog"] if g["symbol"] == "HttpClient._backoff"]
+        assert backoff and "private helper" in backoff[0]["reason"]
         policy_notes = [n for n in r["notes"] if "context-policy.yaml" in n]
         assert any("unknown key `colour`" in n for n in policy_notes)
 
@@ -117,6 +126,7 @@ async def test_problems_are_diagnostics_on_the_policy_file(tmp_path: Path) -> No
              for d in diags[-1]["diagnostics"]}
     assert (8, 2, "review_by 2026-11-01 has passed: re-check this exception") in found
     assert (17, 1, "unknown key `colour` in exclude #4") in found
+    assert (16, 2, "glob `nowhere/**` matches no file") in found
 
 
 async def test_the_escape_hatch_reads_logs_and_reports(tmp_path: Path) -> None:

@@ -568,6 +568,12 @@ def _apply_policy(engine: Engine, out: Collected, v: View) -> None:
             out.items[i] = attrs.evolve(e, excluded_by=rule.describe(), writable=rule.writable)
             if rule.include_instead and e.path:
                 instead.setdefault(e.path, ((rule.include_instead,), rule.describe()))
+        elif rule.view == "interface" and e.symbol and any(
+                part.startswith("_") and not part.startswith("__")
+                for part in e.symbol.split(".")):
+            out.items[i] = attrs.evolve(e, excluded_by=f"{rule.describe()}: a private "
+                                        "helper is not part of the interface",
+                                        writable=rule.writable)
         else:
             out.items[i] = attrs.evolve(e, richest="signature" if rule.view == "interface"
                                         else "name", writable=rule.writable)
