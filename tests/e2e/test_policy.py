@@ -224,3 +224,16 @@ async def test_the_policy_sets_the_ceiling_and_switches_roles_off(tmp_path: Path
                                                 "target": {"symbol": "compute_line_total"},
                                                 "ceiling": 5000})
         assert r["ceiling"] == 5000  # the request wins
+
+
+async def test_view_names_shows_a_path_by_names_only(tmp_path: Path) -> None:
+    ws = shape(tmp_path)
+    (ws / ".agent/context-policy.yaml").write_text(
+        'version: 1\nexclude:\n  - glob: "billing/money.py"\n    view: names\n')
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
+                                                "target": {"symbol": "compute_line_total"}})
+    money = [w for w in r["window"] if w["path"] == "billing/money.py"]
+    assert money and all(w["rendering"] in ("name", "pointer") for w in money)
+    assert all(w["writable"] for w in money)  # names only, but not declared read-only
