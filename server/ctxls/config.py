@@ -9,6 +9,17 @@ from ctxls.tokens import DEFAULT_ENCODING
 
 
 @attrs.define
+class RankingOptions:
+    """The single ranking call (spec 08 §4): an OpenAI-compatible chat-completions API."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None  # the NAME of the variable that holds the key
+    timeout_s: float = 20.0
+    threshold: float = 0.5
+
+
+@attrs.define
 class Options:
     encoding: str = DEFAULT_ENCODING  # tiktoken encoding for every token count
     line_numbers: bool = True
@@ -27,6 +38,7 @@ class Options:
     # None: no log). The only file the server ever writes inside a workspace.
     context_log: str | None = ".agent/context-log.jsonl"
     run_id: str | None = None  # default run id for that log
+    ranking: RankingOptions | None = None  # off unless configured (or CTXLS_RANKING_*)
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

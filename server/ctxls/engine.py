@@ -32,6 +32,7 @@ from ctxls.context.collect import collect
 from ctxls.context.compress import terms
 from ctxls.context.construct import build
 from ctxls.context.model import ROLES, Evidence, Text
+from ctxls.context.rank import Ranked, RankingConfig, rank
 from ctxls.errors import (
     CtxError,
     FileMissing,
@@ -803,7 +804,19 @@ class Engine:
             reservations = {**policy.reservations,
                             **{r: 0 for r in ROLES if r not in policy.roles}}
         params = attrs.evolve(params, ceiling=ceiling, reservations=reservations or None)
+        config = ranking_config(self.options)
+        obligation = "\n".join([*(o.text for o in params.obligations[:1]),
+                                 *params.acceptance_criteria])
+        question = (f"Which of these does the edit of {got.target} need?"
+                    + (f" Task: {params.task.strip().splitlines()[0]}"
+                       if params.task.strip() else ""))
+
+        def ranker(residue: list[Evidence]) -> Ranked:
+            return rank(config, obligation, question, residue)
+
         built = build(got.items, intent=params.intent, ceiling=ceiling,
+                      ranker=ranker if config is not None else None,
+                      threshold=config.threshold if config is not None else 0.5,
                       reservations=params.reservations, count=count,
                       decision_terms=terms(params.task, got.target,
                                            *(o.text for o in params.obligations)),
@@ -851,7 +864,14 @@ class Engine:
             budget_log=[p.BudgetEntry(s.step, s.item, s.detail, s.tokens)
                         for s in built.outcome.steps],
             gate_log=gate_log, omitted=omitted, flagged=built.outcome.flagged,
-            table_misses=built.misses, notes=got.notes)
+            table_misses=built.misses, notes=got.notes,
+            ranking=p.RankingInfo(
+                fired=bool(built.ranking and built.ranking.fired),
+                reason=built.ranking.reason if built.ranking else (
+                    "no ranking endpoint configured" if config is None
+                    else "the residue is empty"),
+                latency_ms=built.ranking.latency_ms if built.ranking else None,
+                usage=built.ranking.usage if built.ranking else None))
 
     def definition_at(self, uri: str, line: int, character: int) -> Location | None:
         v = self.view(self.locate(uri=uri))
@@ -941,6 +961,19 @@ class Engine:
             skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding,
             from_cache=self.from_cache,
             cache=", ".join(str(s.path) for s in self.stores.values()) or None)
+
+
+def ranking_config(options: Options) -> RankingConfig | None:
+    """From initializationOptions.ranking, else from CTXLS_RANKING_* variables; off
+    unless both a base URL and a model are known."""
+    r = options.ranking
+    base = r.base_url if r else os.environ.get("CTXLS_RANKING_BASE_URL")
+    model = r.model if r else os.environ.get("CTXLS_RANKING_MODEL")
+    if not base or not model:
+        return None
+    return RankingConfig(base, model,
+                         r.api_key_env if r else os.environ.get("CTXLS_RANKING_API_KEY_ENV"),
+                         r.timeout_s if r else 20.0, r.threshold if r else 0.5)
 
 
 def _kind(d: Decl) -> SymbolKind:

@@ -310,6 +310,16 @@ class OmittedItem:
 
 
 @attrs.define
+class RankingInfo:
+    """The one model call (spec 08 §4): whether it fired, and how it went."""
+
+    fired: bool
+    reason: str  # why it did not fire, why its answer was discarded, or "ok"
+    latency_ms: float | None
+    usage: dict[str, int] | None  # token usage, when the endpoint returned it
+
+
+@attrs.define
 class DecisionContext:
     task: str
     acceptance_criteria: list[str]
@@ -327,6 +337,7 @@ class DecisionContext:
     flagged: bool  # the stable core alone did not fit and was emitted alone
     table_misses: list[str]  # (kind, relation) pairs the representation table lacks
     notes: list[str]
+    ranking: RankingInfo
 
 
 CHUNKS = "ctx/chunks"

@@ -10,6 +10,7 @@ import attrs
 
 from ctxls.context import budget, dedup, gate, order, pool, render
 from ctxls.context.model import Decision, Evidence, Placed
+from ctxls.context.rank import Ranked
 
 FAILING = ("test_output", "traceback", "error")
 
@@ -22,6 +23,7 @@ class Built:
     queued: list[Evidence]  # over the pool cap
     misses: list[str]  # representation-table misses
     pointers: list[tuple[str, str]]  # dedup: (duplicate, survivor)
+    ranking: Ranked | None  # the one model call, when a ranker was given
 
 
 def reasoned_tests(items: list[Evidence], exemplars: frozenset[str]) -> frozenset[str]:
@@ -40,11 +42,19 @@ def reasoned_tests(items: list[Evidence], exemplars: frozenset[str]) -> frozense
 
 def build(candidates: list[Evidence], *, intent: str, ceiling: int,
           reservations: dict[str, int] | None, count: Callable[[str], int],
-          decision_terms: frozenset[str], exemplars: frozenset[str] = frozenset()) -> Built:
+          decision_terms: frozenset[str], exemplars: frozenset[str] = frozenset(),
+          ranker: Callable[[list[Evidence]], Ranked] | None = None,
+          threshold: float = 0.5) -> Built:
+    """Pure but for ``ranker``, the one model call (spec 08 §4), injected."""
     items, queued = pool.assemble(candidates)
     admitted, residue, log = gate.admit(items)
     room = (reservations or {}).get("retrieved", budget.DEFAULT_SHARES["retrieved"])
-    extra, settled = gate.settle_residue(residue, room)
+    ranked = ranker(residue) if ranker is not None and residue else None
+    if ranked is not None and (ranked.fired or ranked.scores is not None
+                               or "over" in ranked.reason):
+        extra, settled = _by_ranking(residue, ranked, threshold)
+    else:
+        extra, settled = gate.settle_residue(residue, room)
     decided = {d.id: d for d in settled}
     log = [decided.get(d.id, d) for d in log]
     admitted += extra
@@ -59,4 +69,27 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
     placed, pointers = dedup.collapse(placed)
     placed = order.place(placed)
     outcome = budget.fit(placed, ceiling, reservations, count, decision_terms)
-    return Built(outcome, log, items, queued, sorted(set(misses)), pointers)
+    return Built(outcome, log, items, queued, sorted(set(misses)), pointers, ranked)
+
+
+def _by_ranking(residue: list[Evidence], ranked: Ranked, threshold: float
+                ) -> tuple[list[Evidence], list[Decision]]:
+    """Scores at or over the threshold travel on like any admitted item; a failed or
+    refused call rejects the whole residue (no retry)."""
+    if ranked.scores is None:
+        return [], [Decision(e.id, "rejected", "ranking", f"ranking call: {ranked.reason}; "
+                             "the whole residue is rejected") for e in residue]
+    keep = [e for e in residue if ranked.scores.get(e.id, -1.0) >= threshold]
+    keep.sort(key=lambda e: -ranked.scores[e.id] if ranked.scores else 0.0)
+    out = []
+    for e in residue:
+        score = ranked.scores.get(e.id)
+        if score is None:
+            out.append(Decision(e.id, "rejected", "ranking", "not ranked by the model"))
+        elif score >= threshold:
+            out.append(Decision(e.id, "residue-admitted", "ranking",
+                                f"ranked {score:g} >= threshold {threshold:g}"))
+        else:
+            out.append(Decision(e.id, "rejected", "ranking",
+                                f"ranked {score:g} < threshold {threshold:g}"))
+    return [attrs.evolve(e, score=ranked.scores[e.id]) for e in keep], out

@@ -1,0 +1,162 @@
+"""The one learned step (spec 08 §4): rank the gate's residue with a single model call.
+
+Fires iff the residue is non-empty and at most 32 items. One request to an OpenAI-
+compatible ``{baseUrl}/chat/completions``: temperature 0, 1,024 completion tokens, a JSON
+schema for the answer, and a prompt built in the spec's order (current obligation,
+decision question, residue as ``{id, kind, signature}``: signatures only, never bodies).
+Anything but a well-formed ranking of residue ids with scores in [0, 1] is a no-op that
+rejects the whole residue: no retry, no second call. The API key is read from the
+environment variable the configuration names and goes nowhere but the request header.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import attrs
+import httpx
+
+from ctxls.context.model import Evidence
+
+MAX_RESIDUE = 32
+MAX_SIGNATURE = 400  # characters of a candidate's signature in the prompt
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["rankings"],
+    "properties": {"rankings": {
+        "type": "array", "maxItems": MAX_RESIDUE,
+        "items": {"type": "object", "additionalProperties": False,
+                  "required": ["candidate_id", "relevance_score"],
+                  "properties": {"candidate_id": {"type": "string"},
+                                 "relevance_score": {"type": "number", "minimum": 0,
+                                                     "maximum": 1}}}}},
+}
+
+
+@attrs.frozen
+class RankingConfig:
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout_s: float = 20.0
+    threshold: float = 0.5
+
+
+@attrs.frozen
+class Ranked:
+    fired: bool
+    scores: dict[str, float] | None  # None: no call, or a call that failed
+    reason: str  # why it did not fire, or why its answer was discarded, or "ok"
+    latency_ms: float | None = None
+    usage: dict[str, int] | None = None
+    request: dict[str, Any] | None = attrs.field(default=None, repr=False)
+
+
+def signature(e: Evidence) -> str:
+    """What the model sees of a candidate: its signature or its name, never a body."""
+    for name in ("signature", "name", "pointer"):
+        if name in e.renderings:
+            return e.renderings[name].text.strip()[:MAX_SIGNATURE]
+    return f"{e.path or ''} {e.symbol or ''}".strip()[:MAX_SIGNATURE]
+
+
+def request_body(config: RankingConfig, obligation: str, question: str,
+                 residue: list[Evidence]) -> dict[str, Any]:
+    """Deterministic: the same decision gives the same bytes."""
+    candidates = [{"id": e.id, "kind": e.kind, "signature": signature(e)} for e in residue]
+    user = (f"current_obligation:\n{obligation.strip() or '(none given)'}\n\n"
+            f"decision_question:\n{question.strip()}\n\n"
+            f"residue:\n{json.dumps(candidates, ensure_ascii=False, indent=1)}")
+    return {
+        "model": config.model,
+        "temperature": 0,
+        "max_completion_tokens": 1024,
+        "max_tokens": 1024,  # for servers that only know the older field
+        "response_format": {"type": "json_schema", "json_schema": {
+            "name": "ranking", "strict": True, "schema": SCHEMA}},
+        "messages": [
+            {"role": "system", "content": (
+                "You rank candidate context items for one coding decision. Score each "
+                "candidate's relevance to the decision from 0 to 1. Answer with JSON only: "
+                '{"rankings": [{"candidate_id": "...", "relevance_score": 0.0}]}, using '
+                "only the ids given.")},
+            {"role": "user", "content": user},
+        ],
+    }
+
+
+def parse(payload: Any, ids: set[str]) -> tuple[dict[str, float] | None, str]:
+    """The scores in a chat-completions response, or None and what was wrong with it."""
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None, "the response is not a chat completion (no choices[0].message.content)"
+    try:
+        data = json.loads(content) if isinstance(content, str) else content
+    except ValueError as exc:
+        return None, f"the answer is not JSON: {exc}"
+    if not isinstance(data, dict) or set(data) != {"rankings"} or \
+            not isinstance(data["rankings"], list):
+        return None, "schema violation: expected exactly {\"rankings\": [...]}"
+    if len(data["rankings"]) > MAX_RESIDUE:
+        return None, f"schema violation: {len(data['rankings'])} rankings, at most {MAX_RESIDUE}"
+    scores: dict[str, float] = {}
+    for r in data["rankings"]:
+        if not isinstance(r, dict) or set(r) != {"candidate_id", "relevance_score"}:
+            return None, "schema violation: a ranking must be {candidate_id, relevance_score}"
+        cid, score = r["candidate_id"], r["relevance_score"]
+        if not isinstance(cid, str) or cid not in ids:
+            return None, f"unknown candidate id {cid!r}"
+        if isinstance(score, bool) or not isinstance(score, int | float) or \
+                not 0 <= score <= 1:
+            return None, f"score {score!r} for {cid} is outside [0, 1]"
+        scores[cid] = float(score)
+    return scores, "ok"
+
+
+def rank(config: RankingConfig | None, obligation: str, question: str,
+         residue: list[Evidence]) -> Ranked:
+    """At most one call. Every failure is reported, none is retried."""
+    if config is None:
+        return Ranked(False, None, "no ranking endpoint configured")
+    if not residue:
+        return Ranked(False, None, "the residue is empty")
+    if len(residue) > MAX_RESIDUE:
+        return Ranked(False, None, f"the residue has {len(residue)} items, over "
+                      f"{MAX_RESIDUE}: rejected without a call")
+    body = request_body(config, obligation, question, residue)
+    headers = {"Content-Type": "application/json"}
+    key = os.environ.get(config.api_key_env) if config.api_key_env else None
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    url = f"{config.base_url.rstrip('/')}/chat/completions"
+    start = time.perf_counter()
+    try:
+        response = httpx.post(url, json=body, headers=headers, timeout=config.timeout_s)
+    except httpx.TimeoutException:
+        return Ranked(True, None, f"timed out after {config.timeout_s:g} s", _ms(start),
+                      request=body)
+    except httpx.HTTPError as exc:  # refused, DNS, TLS: the class says enough, the key stays
+        return Ranked(True, None, f"request failed: {type(exc).__name__}", _ms(start),
+                      request=body)
+    latency = _ms(start)
+    if response.status_code != 200:
+        return Ranked(True, None, f"HTTP {response.status_code}", latency, request=body)
+    try:
+        payload = response.json()
+    except ValueError:
+        return Ranked(True, None, "the response body is not JSON", latency, request=body)
+    scores, why = parse(payload, {e.id for e in residue})
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)} \
+        if isinstance(usage, dict) else None
+    return Ranked(True, scores, why, latency, usage, body)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 1)
