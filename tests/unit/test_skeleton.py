@@ -186,3 +186,27 @@ def test_broken_regions_are_line_windows(python: Language) -> None:
     target = render(o, split_lines(BROKEN), python.elision, "#", bad, None, ALWAYS)
     assert (target.mode, target.reason) == ("fallback", "parse-error")
     assert "7 |     x = call(1," in target.text
+
+
+def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import extract
+    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
+    from ctxls.syntax.symbols import resolve
+    from ctxls.syntax.text import LineIndex
+
+    body = "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n\n" for i in range(40))
+    src = (f"class Other:\n    \"\"\"Doc.\"\"\"\n\n{body}\nclass Mine:\n{body}").encode()
+    lang = languages.for_path("a.py")
+    assert lang is not None
+    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
+    lines = split_lines(src.decode())
+    target = resolve(outline, "Mine.m3", "a.py")
+    plain = render(outline, lines, lang.elision, "#", target, None, SkeletonOptions())
+    focused = render(outline, lines, lang.elision, "#", target, None,
+                     SkeletonOptions(focus=True))
+    assert "def m7(self):" in plain.text.split("class Mine")[0]  # Other's members shown
+    head, mine = focused.text.split("class Mine")
+    assert "def m7(self):" not in head and '"""Doc."""' in head  # collapsed, doc kept
+    assert "def m7(self):" in mine and "x = 3" in mine  # the target's class as before
+    assert len(focused.text) < len(plain.text)

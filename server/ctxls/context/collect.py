@@ -178,7 +178,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
 
     # ---- 05: the target, as a skeleton of its file ---------------------------------------
     small = len(v.data) <= engine.options.whole_max_tokens * 8
-    opts = engine.options.skeleton(True)
+    opts = attrs.evolve(engine.options.skeleton(True), focus=True)
     sk = render(v.outline, v.lines, v.marker, v.comment, decl,
                 engine._tokens(v.data.decode("utf-8", errors="replace")) if small else None,
                 opts)

@@ -30,6 +30,7 @@ class SkeletonOptions:
     doc_lines: int = 4  # docstrings up to this long stay in elided bodies
     error_window: int = 3  # lines shown around a parse error
     fallback_lines: int = 80  # size of the line window when parsing cannot help
+    focus: bool = False  # collapse the bodies of classes that do not enclose the target
 
 
 @attrs.frozen
@@ -103,6 +104,20 @@ def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) 
         protected.append((target.span.start_row, target.span.last_row))
     owner = enclosing(outline, target)[-1:] if target is not None else []
     home = owner[0].qualname if owner and owner[0].container else None
+    if opts.focus and target is not None:
+        # Other classes keep their statement and docstring; their members are one marker
+        # (a window for one decision needs the target's own class, not every class).
+        lineage = {d.qualname for d in enclosing(outline, target)}
+        for d in outline.decls:
+            body = d.body
+            if body is None or not d.container or d.keep_whole or d.has_error \
+                    or d.qualname in lineage or d.parents:
+                continue
+            first = body.first
+            if body.doc and body.doc[0] == first:
+                first = body.doc[1] + 1
+            plan.elide(first, body.last, body.indent, d.qualname,
+                       _hidden(outline, first, body.last))
 
     for d in outline.decls:
         body = d.body
