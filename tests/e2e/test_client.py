@@ -101,7 +101,7 @@ def test_cli_skeleton_read_and_range() -> None:
     out = _ctxls("construct", f"{root}/billing/pricing.py", "--symbol", "compute_line_total",
                  "--task", "stack coupons", "--ceiling", "3000", "--root", root)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("### E1 · task") and "### E2 · target" in out.stdout
+    assert out.stdout.startswith("### E1 task") and "### E2 target" in out.stdout
     assert "of 3000 tokens" in out.stderr
     out = _ctxls("construct", f"{root}/billing/pricing.py", "--symbol", "compute_line_total",
                  "--intent", "rename", "--json", "--root", root)

@@ -59,7 +59,9 @@ def header(p: Placed) -> str:
         label = e.kind.replace("_", " ")
     if p.pointer_to is not None:
         return f"### {e.id} = {p.pointer_to} ({where or label})\n"
-    return f"### {e.id} · {label} · {p.rendering}" + (f" — {where}" if where else "") + "\n"
+    # The rendering is named only where the text does not show it (a cut or a listing).
+    shown = "" if p.rendering in ("verbatim", "signature", "compact") else f" ({p.rendering})"
+    return f"### {e.id} {label}{shown}" + (f": {where}" if where else "") + "\n"
 
 
 def compose(p: Placed) -> str:
