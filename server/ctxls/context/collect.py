@@ -41,8 +41,8 @@ MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
-MAX_INTERFACE_LINES = 20  # definition lines per module interface
-MAX_CLASS_MEMBERS = 12  # public members shown per imported class
+MAX_INTERFACE_LINES = 12  # definition lines per module interface
+MAX_CLASS_MEMBERS = 8  # public members shown per imported class
 # Where a generated file's source may be: schemas whose stem is the generated file's own.
 SOURCE_GLOBS = ("**/*.proto", "**/*.thrift", "**/*.graphql", "**/*.avsc")
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
@@ -150,6 +150,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     info = engine.refs.files.get(str(v.loc.abspath))
     items = out.items
     home_key = f"{v.loc.path}::{decl.qualname}"
+    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
+                                v.data.decode("utf-8", errors="replace")))
 
     # ---- 07: the task, the obligations, the acceptance criteria (the stable core) -------
     if params.task.strip():
@@ -302,8 +304,6 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     # definition lines of its public interface.
     imported: dict[str, list[Decl]] = {}
     modules: dict[str, set[str]] = {}
-    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
-                                v.data.decode("utf-8", errors="replace")))
     if info is not None:
         for imp in info.refs.imports:
             mod_file = engine.refs.module_file(engine.refs.absolute(info, imp))
