@@ -317,59 +317,30 @@ async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> An
 
 
 # ---- ctx/* -----------------------------------------------------------------------------
-@answer(p.SKELETON, p.SkeletonParams)
-def skeleton(ls: CtxServer, params: p.SkeletonParams) -> p.SkeletonResult:
-    return ls.engine.skeleton(params)
+def _forward(call: Callable[..., Any]) -> Callable[[CtxServer, Any], Any]:
+    def handler(ls: CtxServer, params: Any) -> Any:
+        return call(ls.engine, params)
+
+    handler.__name__ = call.__name__
+    return handler
 
 
-@answer(p.READ_SYMBOL, p.ReadSymbolParams)
-def read_symbol(ls: CtxServer, params: p.ReadSymbolParams) -> p.ReadSymbolResult:
-    return ls.engine.read_symbol(params)
-
-
-@answer(p.READ_RANGE, p.ReadRangeParams)
-def read_range(ls: CtxServer, params: p.ReadRangeParams) -> p.ReadRangeResult:
-    return ls.engine.read_range(params)
-
-
-@answer(p.REFERENCES, p.ReferencesParams)
-def ctx_references(ls: CtxServer, params: p.ReferencesParams) -> p.ReferencesResult:
-    return ls.engine.references(params)
-
-
-@answer(p.TESTS, p.SymbolParams)
-def ctx_tests(ls: CtxServer, params: p.SymbolParams) -> p.TestsResult:
-    return ls.engine.tests(params)
-
-
-@answer(p.RECORD_OUTCOME, p.OutcomeParams)
-def record_outcome(ls: CtxServer, params: p.OutcomeParams) -> p.OutcomeResult:
-    return ls.engine.record_outcome(params)
-
-
-@answer(p.STATS, p.StatsParams)
-def ctx_stats(ls: CtxServer, params: p.StatsParams) -> dict[str, object]:
-    return ls.engine.stats(params)
-
-
-@answer(p.SEARCH, p.SearchParams)
-def ctx_search(ls: CtxServer, params: p.SearchParams) -> p.SearchResult:
-    return ls.engine.search(params)
-
-
-@answer(p.CHUNKS, p.ChunksParams)
-def ctx_chunks(ls: CtxServer, params: p.ChunksParams) -> p.ChunksResult:
-    return ls.engine.chunks(params)
-
-
-@answer(p.CONSTRUCT, p.ConstructParams)
-def ctx_construct(ls: CtxServer, params: p.ConstructParams) -> p.DecisionContext:
-    return ls.engine.construct(params)
-
-
-@answer(p.DEPENDENCIES, p.SymbolParams)
-def ctx_dependencies(ls: CtxServer, params: p.SymbolParams) -> p.DependenciesResult:
-    return ls.engine.dependencies(params)
+# Requests the engine answers as they come: (method, params class, engine method).
+ENGINE_REQUESTS: list[tuple[str, type[Any], Callable[..., Any]]] = [
+    (p.SKELETON, p.SkeletonParams, Engine.skeleton),
+    (p.READ_SYMBOL, p.ReadSymbolParams, Engine.read_symbol),
+    (p.READ_RANGE, p.ReadRangeParams, Engine.read_range),
+    (p.REFERENCES, p.ReferencesParams, Engine.references),
+    (p.TESTS, p.SymbolParams, Engine.tests),
+    (p.RECORD_OUTCOME, p.OutcomeParams, Engine.record_outcome),
+    (p.STATS, p.StatsParams, Engine.stats),
+    (p.SEARCH, p.SearchParams, Engine.search),
+    (p.CHUNKS, p.ChunksParams, Engine.chunks),
+    (p.CONSTRUCT, p.ConstructParams, Engine.construct),
+    (p.DEPENDENCIES, p.SymbolParams, Engine.dependencies),
+]
+for _method, _params, _call in ENGINE_REQUESTS:
+    answer(_method, _params)(_forward(_call))
 
 
 @answer(p.STATUS, p.StatusParams)
