@@ -11,21 +11,10 @@ from ctxls_client import CtxClient
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 
-POLICY = """\
-version: 4
-first_turn_ceiling: 70000
-roles: [target, tests, interfaces, call_sites, retrieved]
-exclude:
-  - glob: "**/*_pb2.py"
-    include_instead: "proto/**/*.proto"
-    reason: "generated; edits are reverted by the generator"
-    owner: "@platform"
-  - glob: "vendor/**"
-    view: interface
-    writable: false
-    reason: "forked upstream; see vendor/PATCHES.md"
-    owner: "@platform"
-    review_by: "2026-11-01"
+SEED = (Path(__file__).resolve().parents[1] / "fixtures" / "policy"
+        / "context-policy.yaml").read_text()
+# The seed's policy, plus deprecated code excluded and a rule with an unknown key.
+POLICY = SEED + """\
   - glob: "experiments/**"
     reason: "deprecated"
   - glob: "nowhere/**"
@@ -124,9 +113,9 @@ async def test_problems_are_diagnostics_on_the_policy_file(tmp_path: Path) -> No
             await asyncio.sleep(0.05)
     found = {(d["range"]["start"]["line"], d["severity"], d["message"].split(";")[0])
              for d in diags[-1]["diagnostics"]}
-    assert (8, 2, "review_by 2026-11-01 has passed: re-check this exception") in found
-    assert (17, 1, "unknown key `colour` in exclude #4") in found
-    assert (16, 2, "glob `nowhere/**` matches no file") in found
+    assert (10, 2, "review_by 2026-11-01 has passed: re-check this exception") in found
+    assert (19, 1, "unknown key `colour` in exclude #4") in found
+    assert (18, 2, "glob `nowhere/**` matches no file") in found
 
 
 async def test_the_escape_hatch_reads_logs_and_reports(tmp_path: Path) -> None:
@@ -185,7 +174,7 @@ def test_policy_check_lints_rules_and_undocumented_vendor_patches(tmp_path: Path
                           "--root", str(ws)], capture_output=True, text=True)
     assert out.returncode == 1  # the unknown key is an error
     lines = out.stdout.splitlines()
-    assert any(":9: warning: review_by 2026-11-01 has passed" in x for x in lines)
+    assert any(":11: warning: review_by 2026-11-01 has passed" in x for x in lines)
     assert any("unknown key `colour`" in x and ": error:" in x for x in lines)
     assert any('"fix flakiness" is not in vendor/PATCHES.md' in x for x in lines)
     assert not any("import httpclient" in x for x in lines)

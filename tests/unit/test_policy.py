@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 from ctxls.policy import parse
 
@@ -10,24 +11,8 @@ TODAY = dt.date(2026, 11, 29)
 FILES = ["billing/invoice_pb2.py", "proto/billing/invoice.proto", "vendor/httpclient/client.py",
          "experiments/old_pricing.py", "billing/pricing.py"]
 
-SEED = """\
-# .agent/context-policy.yaml
-version: 4
-first_turn_ceiling: 70000        # recompute when the loop or prefix changes
-roles: [target, tests, interfaces, call_sites, retrieved]
-
-exclude:
-  - glob: "**/*_pb2.py"
-    include_instead: "proto/**/*.proto"
-    reason: "generated; edits are reverted by the generator"
-    owner: "@platform"
-  - glob: "vendor/**"
-    view: interface
-    writable: false
-    reason: "forked upstream; see vendor/PATCHES.md"
-    owner: "@platform"
-    review_by: "2026-11-01"
-"""
+SEED = (Path(__file__).resolve().parents[1] / "fixtures" / "policy"
+        / "context-policy.yaml").read_text()
 
 
 def test_the_seed_policy_parses_with_one_warning() -> None:
