@@ -26,7 +26,6 @@ TRANSIENT = "live"  # patch, errors, tracebacks, tool and test output
 # lineage (imports, enclosing declarations, the same-file definitions it uses) and the
 # first line of every sibling declaration; `focused` the same without the siblings.
 LADDER = ("verbatim", "compact", "excerpt", "focused", "signature", "name", "pointer")
-RENDERINGS = frozenset({*LADDER, "digest", "truncated", "omitted"})
 
 
 @attrs.frozen

@@ -42,10 +42,6 @@ class Refs(NamedTuple):
     bases: tuple[tuple[int, tuple[str, ...]], ...]  # (row of the class name, bases)
     returns: tuple[tuple[int, str], ...] = ()  # (row of a function's name, return annotation)
 
-    @property
-    def names(self) -> frozenset[str]:
-        return frozenset(c.name for c in self.calls)
-
 
 EMPTY = Refs((), (), (), (), ())
 
