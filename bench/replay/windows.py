@@ -49,7 +49,13 @@ def from_construct(result: dict[str, Any], count: Any) -> Window:
     for item in result.get("window") or []:
         key = f"{item.get('role')}/{item.get('rendering')}"
         roles[key] = roles.get(key, 0) + int(item.get("tokens") or 0)
-    window.extra = {"items": len(result.get("window") or []), "roles": roles}
+    # Each item's role, provenance, tokens and shown lines: what a fact's recall cost.
+    detail = [{"role": item.get("role"), "rendering": item.get("rendering"),
+               "provenance": item.get("provenance"), "tokens": item.get("tokens"),
+               "path": item.get("path"),
+               "lines": [[r["start"]["line"], r["end"]["line"]] for r in item.get("shown") or []]}
+              for item in result.get("window") or []]
+    window.extra = {"items": len(detail), "roles": roles, "detail": detail}
     return window
 
 

@@ -92,6 +92,9 @@ async def test_compute_line_total_by_role(vscode: LanguageClient) -> None:
     assert "def assert_money_equal" in conf["text"] and "def make_money" in conf["text"]
     money = [w for w in r["window"] if w["path"] == "billing/money.py"]
     assert any("def from_minor_units" in w["text"] for w in money)  # interface view
+    used = item(r, path="billing/money.py", symbol="Money")  # a class the target uses...
+    assert "def from_minor_units" in used["text"]  # ...brings its public members
+    assert "def _check" not in used["text"]
     assert all(w["rendering"] in ("signature", "name", "pointer") for w in money)
     assert any(w["rendering"] == "verbatim" and "assert_money_equal(" in w["text"]
                for w in r["window"] if w["role"] == "tests")  # how this repo asserts

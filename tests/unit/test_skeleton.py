@@ -196,7 +196,9 @@ def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
     from ctxls.syntax.text import LineIndex
 
     body = "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n\n" for i in range(40))
-    src = (f"class Other:\n    \"\"\"Doc.\"\"\"\n\n{body}\nclass Mine:\n{body}").encode()
+    long_doc = '    """Invariant: one.\n\n    two\n    three\n    four\n    """\n'
+    src = (f"class Other:\n    \"\"\"Doc.\"\"\"\n\n{body}\nclass Long:\n{long_doc}{body}"
+           f"\nclass Mine:\n{long_doc}{body}").encode()
     lang = languages.for_path("a.py")
     assert lang is not None
     outline = extract(lang, lang.parser().parse(src), LineIndex(src))
@@ -208,5 +210,7 @@ def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
     assert "def m7(self):" in plain.text.split("class Mine")[0]  # Other's members shown
     head, mine = focused.text.split("class Mine")
     assert "def m7(self):" not in head and '"""Doc."""' in head  # collapsed, doc kept
+    assert "Invariant" not in head and "class Long:" in head  # a long doc goes with it
     assert "def m7(self):" in mine and "x = 3" in mine  # the target's class as before
+    assert "Invariant: one." in mine and "four" in mine  # with its whole docstring
     assert len(focused.text) < len(plain.text)

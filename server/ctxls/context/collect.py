@@ -42,7 +42,7 @@ MAX_CANDIDATES = 40
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 MAX_INTERFACE_LINES = 12  # definition lines per module interface
-MAX_CLASS_MEMBERS = 8  # public members shown per imported class
+MAX_CLASS_MEMBERS = 8  # public members shown per class the target uses from another file
 # Where a generated file's source may be: schemas whose stem is the generated file's own.
 SOURCE_GLOBS = ("**/*.proto", "**/*.thrift", "**/*.graphql", "**/*.avsc")
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
@@ -291,11 +291,20 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         dv = v if dep.key == (info.key if info else "") else engine.view(
             engine.locate(path=dep.key))
         d = dep.decl
+        members: list[tuple[int, int]] = []
+        if d.kind in ("class", "interface", "struct") and dv is not v and dv.outline:
+            # A class from another file: the public members the file names first, a few.
+            listed = [m for m in dv.outline.decls
+                      if m.parents[-1:] == (d.qualname,) and not m.name.startswith("_")]
+            listed.sort(key=lambda m: m.name not in file_words)
+            members = [(m.name_span.start_row, m.name_span.start_row)
+                       for m in listed[:MAX_CLASS_MEMBERS]]
         items.append(Evidence(
             "", "03", "symbol", "", f"03: {decl.name} uses it ({dep.relation}, line "
             f"{dep.row + 1})", "interfaces", "dependency",
             {"verbatim": _text(engine, dv, [(d.span.start_row, d.span.last_row)]),
-             "signature": _text(engine, dv, _sig_rows(d)), "name": _name_line(dv, d)},
+             "signature": _text(engine, dv, _sig_rows(d) + members),
+             "name": _name_line(dv, d)},
             path=dv.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
             key=f"{dv.loc.path}::{d.qualname}"))
     # The names the file's header binds from other project files (seed 000: the header is
@@ -320,21 +329,12 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         iv = engine.view(engine.locate(path=key))
         shown = [d for d in defs if f"{iv.loc.path}::{d.qualname}" not in
                  {e.key for e in items}]
-        classes = {d.qualname for d in defs if d.kind in ("class", "interface", "struct")}
-        members = []
-        for cls_name in sorted(classes):  # the members the file names first, a few per class
-            listed = [m for m in (iv.outline.decls if iv.outline else ())
-                   if m.parents[-1:] == (cls_name,) and not m.name.startswith("_")]
-            listed.sort(key=lambda m: m.name not in file_words)
-            members += [(m.name_span.start_row, m.name_span.start_row)
-                        for m in listed[:MAX_CLASS_MEMBERS]]
-        if not shown and not members:
+        if not shown:
             continue
         items.append(Evidence(
-            "", "03", "symbol", "", f"03: what {v.loc.path} imports from {iv.loc.path} "
-            "(and the public members of the classes among it)", "interfaces", "import",
-            {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]
-                                + members),
+            "", "03", "symbol", "", f"03: what {v.loc.path} imports from {iv.loc.path}",
+            "interfaces", "import",
+            {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]),
              "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
     for key, used in list(modules.items())[:MAX_MODULES]:

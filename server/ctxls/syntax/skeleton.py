@@ -105,8 +105,9 @@ def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) 
     owner = enclosing(outline, target)[-1:] if target is not None else []
     home = owner[0].qualname if owner and owner[0].container else None
     if opts.focus and target is not None:
-        # Other classes keep their statement and docstring; their members are one marker
-        # (a window for one decision needs the target's own class, not every class).
+        # Other classes keep their statement and a short docstring; a long docstring and
+        # the members are one marker (a window for one decision needs the target's own
+        # class, not every class's documentation).
         lineage = {d.qualname for d in enclosing(outline, target)}
         for d in outline.decls:
             body = d.body
@@ -114,7 +115,7 @@ def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) 
                     or d.qualname in lineage or d.parents:
                 continue
             first = body.first
-            if body.doc and body.doc[0] == first:
+            if body.doc and body.doc[0] == first and body.doc[1] - body.doc[0] < opts.doc_lines:
                 first = body.doc[1] + 1
             plan.elide(first, body.last, body.indent, d.qualname,
                        _hidden(outline, first, body.last))
