@@ -346,3 +346,17 @@ async def test_stats_of_a_small_workspace_match_a_hand_count(tmp_path: Path) -> 
     assert (s["chunks"], s["fineChunks"], s["coarseChunks"]) == (7, 4, 1)
     assert (s["generatedFiles"], s["windowFallbackFiles"]) == (1, 1)
     assert (s["symbolsOverCap"], s["splitParts"]) == (0, 0)
+
+
+async def test_an_overloaded_dependency_shows_its_implementation(vscode: LanguageClient) -> None:
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    (root / "billing/conv.py").write_text(
+        "from typing import overload\n\n\n@overload\ndef to_cents(x: int) -> int: ...\n\n\n"
+        "@overload\ndef to_cents(x: str) -> int: ...\n\n\n"
+        "def to_cents(x):\n    \"\"\"Minor units.\"\"\"\n    return int(x)\n")
+    (root / "billing/use.py").write_text(
+        "from billing.conv import to_cents\n\n\n"
+        "def total(xs):\n    return sum(to_cents(x) for x in xs)\n")
+    r = await construct(vscode, path="billing/use.py", target={"symbol": "total"})
+    rows = shown_rows(r, "billing/conv.py")
+    assert {4, 11} <= rows and 8 not in rows  # the first stub and the implementation

@@ -291,14 +291,19 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         dv = v if dep.key == (info.key if info else "") else engine.view(
             engine.locate(path=dep.key))
         d = dep.decl
-        members: list[tuple[int, int]] = []
+        # Overloads share a qualified name; the last definition is the implementation, whose
+        # signature accepts every overload's arguments.
+        twins = [x for x in (dv.outline.decls if dv.outline else ())
+                 if x.qualname == d.qualname and x is not d]
+        members: list[tuple[int, int]] = _sig_rows(twins[-1])[:1] \
+            if twins and twins[-1].span.start_row > d.span.start_row else []
         if d.kind in ("class", "interface", "struct") and dv is not v and dv.outline:
             # A class from another file: the public members the file names first, a few.
             listed = [m for m in dv.outline.decls
                       if m.parents[-1:] == (d.qualname,) and not m.name.startswith("_")]
             listed.sort(key=lambda m: m.name not in file_words)
-            members = [(m.name_span.start_row, m.name_span.start_row)
-                       for m in listed[:MAX_CLASS_MEMBERS]]
+            members += [(m.name_span.start_row, m.name_span.start_row)
+                        for m in listed[:MAX_CLASS_MEMBERS]]
         items.append(Evidence(
             "", "03", "symbol", "", f"03: {decl.name} uses it ({dep.relation}, line "
             f"{dep.row + 1})", "interfaces", "dependency",
@@ -308,9 +313,9 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             path=dv.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
             key=f"{dv.loc.path}::{d.qualname}"))
     # The names the file's header binds from other project files (seed 000: the header is
-    # where a name gets its meaning), with the public members of the classes among them;
-    # then the modules it uses by attribute (`import m`, `from pkg import m`), each as the
-    # definition lines of its public interface.
+    # where a name gets its meaning), as signatures (a class's members come with it only
+    # when the target uses it, above); then the modules it uses by attribute (`import m`,
+    # `from pkg import m`), each as the definition lines of its public interface.
     imported: dict[str, list[Decl]] = {}
     modules: dict[str, set[str]] = {}
     if info is not None:
