@@ -144,6 +144,21 @@ async def test_live_traceback_ends_the_window_and_overbudget_fits(vscode: Langua
     assert item(r, role="target")["placement"] == "front"
 
 
+async def test_a_review_protects_and_ends_with_the_patch(vscode: LanguageClient) -> None:
+    patch = ("--- a/billing/pricing.py\n+++ b/billing/pricing.py\n"
+             + "".join(f"+    discount_{i} = quantize(discount_{i - 1})\n" for i in range(1, 120)))
+    live = [{"kind": "patch", "text": patch},
+            {"kind": "tool_output", "name": "ruff", "text": "ok\n" * 400}]
+    params = dict(path="billing/pricing.py", target={"symbol": "compute_line_total"},
+                  task="Review: discounts are quantized once per line", ceiling=1500, live=live)
+    review = await construct(vscode, intent="review", **params)
+    assert review["tokenCount"] <= 1500
+    assert review["window"][-1]["kind"] == "patch"
+    assert review["text"].rstrip().endswith("discount_119 = quantize(discount_118)")
+    edit = await construct(vscode, **params)  # an edit masks an older patch under pressure
+    assert "discount_119" not in edit["text"]
+
+
 async def test_bad_params_get_clear_errors_and_the_server_keeps_serving(
         vscode: LanguageClient) -> None:
     import pytest

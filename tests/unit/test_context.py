@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ctxls.context import budget, compress, dedup, gate, order, pool, render
 from ctxls.context.construct import build
-from ctxls.context.model import Evidence, Placed, Text
+from ctxls.context.model import Evidence, Placed, Text, critical
 from ctxls.tokens import tokenizer
 
 count = tokenizer().count
@@ -164,6 +164,13 @@ def test_order_puts_critical_content_at_the_edges() -> None:
     assert {p.placement for p in placed if p.item.relation in ("caller", "test")} == {"middle"}
 
 
+def test_a_review_ends_with_the_patch_it_judges() -> None:
+    items = [Placed(ev("live", k, role="live", order=o, key=f"l{o}", path=None), "verbatim")
+             for k, o in [("patch", 2), ("test_output", 1), ("tool_output", 3)]]
+    assert order.place(items)[-1].item.kind == "test_output"  # edit: the failure ends it
+    assert order.place(items, critical("review"))[-1].item.kind == "patch"
+
+
 # ---- (g) budget -------------------------------------------------------------------------
 def _window(n_tests: int = 12) -> list[Placed]:
     body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 120)]
@@ -203,6 +210,23 @@ def test_budget_under_pressure_logs_the_ladder_and_fits() -> None:
     assert out.window[-1].item.kind == "traceback"  # the freshest failure still ends it
     assert out.window[-1].text.rstrip().endswith("ValueError: grace")
     assert out.omitted  # what did not fit is listed, not silently dropped
+
+
+def test_budget_protects_the_patch_in_a_review() -> None:
+    items = _window()
+    patch = "".join(f"+    grace_{i} = clock.now()\n" for i in range(200))
+    items.insert(-1, Placed(ev("live", "patch", source="live", role="live", path=None,
+                               order=6, renderings={"verbatim": Text(patch),
+                                                    "pointer": Text("[patch masked]\n")}),
+                            "verbatim"))
+    items = order.place([attrs.evolve(p, item=attrs.evolve(p.item, id=f"E{i}"))
+                         for i, p in enumerate(items, 1)], critical("review"))
+    out = budget.fit(items, 1200, None, count, compress.terms("grace"), critical("review"))
+    assert out.tokens <= 1200
+    assert out.window[-1].item.kind == "patch" and "grace_199" in out.window[-1].text
+    edit = budget.fit(order.place(items), 1200, None, count, compress.terms("grace"))
+    assert edit.window[-1].item.kind == "traceback"
+    assert not any("grace_199" in p.text for p in edit.window)  # masked or omitted
 
 
 def test_budget_roomy_window_keeps_everything_verbatim() -> None:

@@ -6,7 +6,8 @@ The fill runs in protection order, and each step is logged:
 1. the stable core (task, obligations, acceptance criteria) is placed first; if it alone is
    over the ceiling, supporting detail goes, then the task text is cut to a window and the
    result is flagged (the core is emitted alone);
-2. the freshest failing live output is placed next, cut to its tail if it must be;
+2. the freshest failing live output is placed next, cut to its tail if it must be (under
+   intent `review`, the freshest of the failures and the patch);
 3. the roles fill in seed 003's order with reservations (default shares target 25, tests 15,
    interfaces 10, call sites 8, retrieved 12) and unspent reservation flows down; an item
    that does not fit moves down its representation ladder (verbatim, excerpt, signature,
@@ -25,10 +26,9 @@ import attrs
 
 from ctxls.context.compress import IRREDUCIBLE, clip, sliding_window, tail
 from ctxls.context.dedup import covers
-from ctxls.context.model import LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
+from ctxls.context.model import FAILING, LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
 
 DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
-FAILING = ("test_output", "traceback", "error")
 LABEL = {
     "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
     "target": "target", "obligation-target": "obligation target", "state": "state",
@@ -80,7 +80,9 @@ def _role(p: Placed) -> str:
 
 
 def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
-        count: Callable[[str], int], decision_terms: frozenset[str]) -> Outcome:
+        count: Callable[[str], int], decision_terms: frozenset[str],
+        critical: tuple[str, ...] = FAILING) -> Outcome:
+    """``critical``: the live kinds whose freshest item is protected (step 2)."""
     steps: list[Step] = []
     omitted: list[tuple[Placed, str]] = []
     kept: dict[str, Placed] = {}
@@ -152,9 +154,10 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         keep(p)
     left = ceiling - spent
 
-    # 2. the freshest failing output, protected (cut to its tail when it must be)
+    # 2. the freshest failing output (or patch, in a review), protected; cut to its tail
+    # when it must be
     live = [p for p in items if _role(p) == TRANSIENT and p.rendering != "omitted"]
-    failing = [p for p in live if p.item.kind in FAILING]
+    failing = [p for p in live if p.item.kind in critical]
     fresh = max(failing, key=lambda p: p.item.order) if failing else None
     if fresh is not None:
         cap = max(left // 4, min(left, 400))
@@ -166,12 +169,14 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
                 fresh = attrs.evolve(fresh, rendering="truncated", item=attrs.evolve(
                     fresh.item, renderings={**fresh.item.renderings, "truncated": cut}))
                 steps.append(Step("transient:tail", fresh.item.id,
-                                  f"freshest failing output cut to its last lines ({c} tokens "
-                                  f"over a cap of {cap})", cost(fresh) - c))
+                                  f"freshest {fresh.item.kind.replace('_', ' ')} cut to its "
+                                  f"last lines ({c} tokens over a cap of {cap})",
+                                  cost(fresh) - c))
         if cost(fresh) <= left:
             left -= keep(fresh)
         else:
-            omitted.append((fresh, "no room even for the tail of the freshest failing output"))
+            omitted.append((fresh, "no room even for the tail of the freshest "
+                                   f"{fresh.item.kind.replace('_', ' ')}"))
 
     # 3. roles, in order, with reservations; unspent reservation flows down
     pool_for_roles = left

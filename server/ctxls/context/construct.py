@@ -9,10 +9,8 @@ from collections.abc import Callable
 import attrs
 
 from ctxls.context import budget, dedup, gate, order, pool, render
-from ctxls.context.model import Decision, Evidence, Placed
+from ctxls.context.model import FAILING, Decision, Evidence, Placed, critical
 from ctxls.context.rank import Ranked
-
-FAILING = ("test_output", "traceback", "error")
 
 
 @attrs.frozen
@@ -67,8 +65,9 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
             misses.append(f"{e.kind} x {e.relation}")
         placed.append(Placed(e, rendering))
     placed, pointers = dedup.collapse(placed)
-    placed = order.place(placed)
-    outcome = budget.fit(placed, ceiling, reservations, count, decision_terms)
+    placed = order.place(placed, critical(intent))
+    outcome = budget.fit(placed, ceiling, reservations, count, decision_terms,
+                         critical(intent))
     return Built(outcome, log, items, queued, sorted(set(misses)), pointers, ranked)
 
 

@@ -20,6 +20,14 @@ SOURCES = ("07", "05", "06", "04", "03", "patch", "live")  # pool priority, firs
 ROLES = ("target", "tests", "interfaces", "call_sites", "retrieved")  # seed 003, fill order
 STABLE = "core"  # task, obligations, acceptance criteria: never evicted
 TRANSIENT = "live"  # patch, errors, tracebacks, tool and test output
+FAILING = ("test_output", "traceback", "error")  # live kinds that report a failure
+# The live kinds whose freshest item is protected and ends the window. A review judges the
+# patch itself, so under intent `review` the patch is one of them.
+CRITICAL = {"review": (*FAILING, "patch")}
+
+
+def critical(intent: str) -> tuple[str, ...]:
+    return CRITICAL.get(intent, FAILING)
 
 # Representations, richest first: a stage may only move an item down this list. For the
 # target: `compact` is its skeleton without docstrings; `excerpt` its own lines with their

@@ -10,27 +10,28 @@ from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import Placed
+from ctxls.context.model import FAILING, Placed
 
 FRONT = ("task", "plan", "acceptance", "target", "fields", "obligation-target", "state",
          "dependency", "base")
 MIDDLE = ("instead", "import", "module-interface", "patches", "caller", "reference", "test",
           "conftest", "retrieved", "digest")
-FAILING = ("test_output", "traceback", "error")
 
 
 def _front_rank(p: Placed) -> int:
     return FRONT.index(p.item.relation)
 
 
-def _back_rank(p: Placed) -> tuple[int, int, int]:
-    """Reasoned-over tests, then live items oldest first; the freshest failure ends it."""
-    if p.item.relation != "live":
-        return (0, 0, 0)
-    return (1, int(p.item.kind in FAILING), p.item.order)
+def place(items: list[Placed], critical: tuple[str, ...] = FAILING) -> list[Placed]:
+    """``critical``: the live kinds whose freshest item ends the window."""
 
+    def back_rank(p: Placed) -> tuple[int, int, int]:
+        """Reasoned-over tests, then live items oldest first; the freshest failure (or what
+        the intent makes critical) ends it."""
+        if p.item.relation != "live":
+            return (0, 0, 0)
+        return (1, int(p.item.kind in critical), p.item.order)
 
-def place(items: list[Placed]) -> list[Placed]:
     front, middle, back = [], [], []
     for p in items:
         if p.item.relation in FRONT:
@@ -44,7 +45,7 @@ def place(items: list[Placed]) -> list[Placed]:
     front.sort(key=_front_rank)  # stable: pool order within a rank
     middle.sort(key=lambda p: MIDDLE.index(p.item.relation) if p.item.relation in MIDDLE
                 else len(MIDDLE))
-    back.sort(key=_back_rank)
+    back.sort(key=back_rank)
     return ([attrs.evolve(p, placement="front") for p in front]
             + [attrs.evolve(p, placement="middle") for p in middle]
             + [attrs.evolve(p, placement="back") for p in back])

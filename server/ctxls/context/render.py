@@ -19,9 +19,9 @@ TABLE: dict[tuple[str, str], str] = {
     ("symbol", "dependency"): "signature",  # related symbols: signature + one-line doc
     ("symbol", "module-interface"): "signature",
     ("symbol", "import"): "signature",
-    ("symbol", "state"): "verbatim",
+    ("symbol", "state"): "verbatim",  # intent state: the mutating methods, in full
     ("symbol", "fields"): "verbatim",
-    ("symbol", "base"): "signature",  # intent state: the mutating methods, in full
+    ("symbol", "base"): "signature",
     ("graph_edge", "caller"): "signature",  # signature + the call span only
     ("graph_edge", "reference"): "name",  # intent rename: one line per reference
     ("graph_edge", "digest"): "digest",
