@@ -45,3 +45,44 @@ async def test_construct_in_every_language(tmp_path: Path, root: str, path: str,
     if test_file is not None:
         assert any(w["path"] == test_file for w in tests), [w["path"] for w in tests]
     assert any(w["rendering"] == "digest" for w in r["window"])
+
+
+STATE_CASES = [  # (file, source, target, methods that must travel, one that must not)
+    ("cart.ts",
+     "export class Cart {\n  private items: string[];\n  private total = 0;\n"
+     "  constructor() {\n    this.items = [];\n  }\n"
+     "  add(sku: string): void {\n    this.items.push(sku);\n  }\n"
+     "  clear(): void {\n    this.items = [];\n  }\n"
+     "  label(): string {\n    return 'cart';\n  }\n"
+     "  count(): number {\n    return this.items.length;\n  }\n}\n",
+     "Cart.count", {"Cart.constructor", "Cart.add", "Cart.clear"}, "Cart.label"),
+    ("Cart.java",
+     "class Cart {\n  private java.util.List<String> items;\n"
+     "  Cart() {\n    this.items = new java.util.ArrayList<>();\n  }\n"
+     "  void add(String sku) {\n    this.items.add(sku);\n  }\n"
+     "  String label() {\n    return \"cart\";\n  }\n"
+     "  int count() {\n    return this.items.size();\n  }\n}\n",
+     "Cart.count", {"Cart.Cart", "Cart.add"}, "Cart.label"),
+    ("cart.rb",
+     "class Cart\n  def initialize\n    @items = []\n  end\n\n"
+     "  def add(sku)\n    @items << sku\n  end\n\n"
+     "  def label\n    'cart'\n  end\n\n"
+     "  def count\n    @items.size\n  end\nend\n",
+     "Cart.count", {"Cart.initialize", "Cart.add"}, "Cart.label"),
+]
+
+
+@pytest.mark.parametrize(("path", "source", "symbol", "want", "not_want"), STATE_CASES,
+                         ids=[c[0] for c in STATE_CASES])
+async def test_intent_state_in_other_languages(tmp_path: Path, path: str, source: str,
+                                               symbol: str, want: set[str],
+                                               not_want: str) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / path).write_text(source)
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/construct", {"path": path, "target": {"symbol": symbol},
+                                                "intent": "state", "ceiling": 3000})
+    state = {w["symbol"] for w in r["window"] if w["provenance"].startswith("03: touches")}
+    assert want <= state and not_want not in state, state

@@ -47,7 +47,6 @@ MAX_CLASS_MEMBERS = 8  # public members shown per class the target uses from ano
 SOURCE_GLOBS = ("**/*.proto", "**/*.thrift", "**/*.graphql", "**/*.avsc")
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
-ASSERT = re.compile(r"\b(assert\w*|expect|should|require\.\w+|t\.(Error|Fatal)\w*)\b")
 
 
 class Collected:
@@ -82,9 +81,10 @@ def _expectation(v: View, d: Decl) -> str:
         first = d.doc.strip().strip("\"'").strip().split("\n", 1)[0].strip()
         if first:
             return first[:160]
+    assertion = v.lang.assertion if v.lang else None
     for r in range(d.signature.end_row + 1, d.span.last_row + 1):
         line = v.lines[r].strip()
-        if ASSERT.search(line):
+        if assertion is not None and assertion.search(line):
             return line[:160]
     return "no assertion found in its body"
 
@@ -220,9 +220,10 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
         cls_decl = next((d for d in v.outline.decls if d.qualname == cls_name), None)
         shown_rows = {r for a, b in sk.shown for r in range(a, b + 1)}
         first: dict[str, int] = {}
-        if cls_decl is not None:
+        sets_field = v.lang.sets_field if v.lang else None
+        if cls_decl is not None and sets_field is not None:
             for row in range(cls_decl.span.start_row, cls_decl.span.last_row + 1):
-                for m in SETS_FIELD.finditer(v.lines[row]):
+                for m in sets_field.finditer(v.lines[row]):
                     first.setdefault(m.group(1), row)
         field_rows = sorted({r for r in first.values() if r not in shown_rows})
         if field_rows:
@@ -252,8 +253,9 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             rows = _sig_rows(bd)[:1]
             rows += [(m.name_span.start_row, m.name_span.start_row) for m in bv.outline.decls
                      if m.parents[-1:] == (base_name,)]  # each member's definition line
+            base_sets = bv.lang.sets_field if bv.lang else None
             for row in range(bd.span.start_row, bd.span.last_row + 1):
-                if SETS_FIELD.search(bv.lines[row]):
+                if base_sets is not None and base_sets.search(bv.lines[row]):
                     rows.append((row, row))
             items.append(Evidence(
                 "", "03", "symbol", "", f"03: {decl.parents[-1]} inherits from it", "interfaces",
@@ -659,30 +661,29 @@ def _line(engine: Engine, out: Collected, key: str, row: int) -> str:
     return lines[row].strip() if 0 <= row < len(lines) else ""
 
 
-SETS_FIELD = re.compile(r"\b(?:self|this)\.([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]+)?=(?!=)")
-SELF_ATTR = re.compile(r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
-ASSIGNED = re.compile(
-    r"\b(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])*\s*(?:[-+*/|&]?=(?!=)|"
-    r"\.(?:append|extend|add|update|pop|popitem|clear|remove|insert|discard|setdefault|"
-    r"move_to_end|sort|reverse)\()"
-    r"|\bdel\s+(?:self|this|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
-
-
 def _state_methods(v: View, decl: Decl) -> list[Decl]:
     """The constructor, and every method of the target's class that assigns or mutates an
     attribute the target reads or writes (intent `state`, seed 000)."""
-    if v.outline is None or not decl.parents:
+    lang = v.lang
+    if v.outline is None or not decl.parents or lang is None:
         return []
     cls = decl.parents[-1]
     body = "\n".join(v.lines[decl.span.start_row : decl.span.last_row + 1])
-    attrs_used = set(SELF_ATTR.findall(body))
+    used = _groups(lang.reads_field, body)
+    makers = {cls.rsplit(".", 1)[-1] if c == "<class>" else c for c in lang.constructors}
     out = []
     for d in v.outline.decls:
-        if d.parents[-1:] != (cls,) or d.kind not in ("method", "function") or d is decl \
-                or d.qualname == decl.qualname:
+        if d.parents[-1:] != (cls,) or d.kind not in ("method", "function") \
+                or d is decl or d.qualname == decl.qualname:
             continue
         text = "\n".join(v.lines[d.span.start_row : d.span.last_row + 1])
-        if d.name in ("__init__", "constructor", "new", "initialize") or \
-                attrs_used & {a or b for a, b in ASSIGNED.findall(text)}:
+        if d.name in makers or used & _groups(lang.mutates_field, text):
             out.append(d)
     return out
+
+
+def _groups(pattern: re.Pattern[str] | None, text: str) -> set[str]:
+    """Every attribute name a grammar's field pattern captures in ``text`` (any group)."""
+    if pattern is None:
+        return set()
+    return {g for m in pattern.finditer(text) for g in m.groups() if g}

@@ -11,6 +11,7 @@ import fnmatch
 import logging
 import os
 import posixpath
+import re
 import threading
 import tomllib
 from functools import cache, lru_cache
@@ -61,6 +62,13 @@ class Language:
     module_style: str = "python"  # how import paths name files: "python" or "es"
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
+    # How a method touches its instance's state, per line (ctx/construct's fields and intent
+    # `state`); None where the language has no fixed receiver name (Go) or no folder.
+    sets_field: re.Pattern[str] | None = None
+    reads_field: re.Pattern[str] | None = None
+    mutates_field: re.Pattern[str] | None = None
+    constructors: tuple[str, ...] = ()  # `<class>`: named after its class (Java)
+    assertion: re.Pattern[str] | None = None  # a test line that states an expectation
     generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
 
@@ -121,7 +129,17 @@ def _load(folder: Path) -> Language:
         module_style=data.get("module_style", "python"),
         self_names=tuple(data.get("self_names", ["self", "cls"])),
         implicit_self=bool(data.get("implicit_self", False)),
+        sets_field=_regex(data, "sets_field"),
+        reads_field=_regex(data, "reads_field"),
+        mutates_field=_regex(data, "mutates_field"),
+        constructors=tuple(data.get("constructors", [])),
+        assertion=_regex(data, "assertion"),
     )
+
+
+def _regex(data: dict[str, object], key: str) -> re.Pattern[str] | None:
+    text = data.get(key)
+    return re.compile(text) if isinstance(text, str) else None
 
 
 _errors: dict[str, str] = {}
