@@ -214,3 +214,64 @@ def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
     assert "def m7(self):" in mine and "x = 3" in mine  # the target's class as before
     assert "Invariant: one." in mine and "four" in mine  # with its whole docstring
     assert len(focused.text) < len(plain.text)
+
+
+def test_focus_shows_an_overloaded_function_as_its_implementation() -> None:
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import extract
+    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
+    from ctxls.syntax.symbols import resolve
+    from ctxls.syntax.text import LineIndex
+
+    stubs = "".join(f"@overload\ndef conv(x: T{i}) -> T{i}: ...\n\n\n" for i in range(4))
+    prop = ("class Box:\n    @property\n    def size(self):\n        return self._s\n\n"
+            "    @size.setter\n    def size(self, v):\n        self._s = v\n\n"
+            "    @size.deleter\n    def size(self):\n        del self._s\n\n"
+            "    def other(self):\n        return 1\n\n")
+    body = "".join(f"def f{i}():\n    x = {i}\n    return x\n\n\n" for i in range(40))
+    src = (f"from typing import overload\n\n\n{stubs}def conv(x):\n    return x\n\n\n"
+           f"{prop}\n{body}def target():\n    return conv(1)\n").encode()
+    lang = languages.for_path("a.py")
+    assert lang is not None
+    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
+    lines = split_lines(src.decode())
+    target = resolve(outline, "target", "a.py")
+    plain = render(outline, lines, lang.elision, "#", target, None, SkeletonOptions())
+    focused = render(outline, lines, lang.elision, "#", target, None,
+                     SkeletonOptions(focus=True))
+    assert plain.text.count("def conv(x: T") == 4  # a plain skeleton keeps every signature
+    assert "def conv(x: T" not in focused.text and "hides 4 overloads of conv()" in focused.text
+    assert "def conv(x):" in focused.text
+    in_box = render(outline, lines, lang.elision, "#", resolve(outline, "Box.other", "a.py"),
+                    None, SkeletonOptions(focus=True))
+    assert in_box.text.count("def size(self") == 3  # a property's accessors are no stubs
+    bare = render(outline, lines, lang.elision, "#", target, None,
+                  SkeletonOptions(focus=True, line_numbers=False))
+    ast.parse(bare.text)  # still Python
+
+
+def test_focus_elides_method_bodies_of_an_enum_elsewhere() -> None:
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import extract
+    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
+    from ctxls.syntax.symbols import resolve
+    from ctxls.syntax.text import LineIndex
+
+    enum = ("class Kind(Enum):\n    A = 'a'\n    B = 'b'\n\n"
+            "    def label(self) -> str:\n        text = self.value\n        text = text.upper()\n"
+            "        return text\n\n")
+    body = "".join(f"def f{i}():\n    x = {i}\n    return x\n\n\n" for i in range(40))
+    src = (f"from enum import Enum\n\n\n{enum}\n{body}def target():\n    return Kind.A\n"
+           f"\n\n{enum.replace('Kind', 'Mine')}").encode()
+    lang = languages.for_path("a.py")
+    assert lang is not None
+    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
+    lines = split_lines(src.decode())
+    focused = render(outline, lines, lang.elision, "#", resolve(outline, "target", "a.py"),
+                     None, SkeletonOptions(focus=True))
+    kind, mine = focused.text.split("class Mine")
+    assert "A = 'a'" in kind and "def label(self) -> str:" in kind  # values and signatures
+    assert "text.upper()" not in kind and "text.upper()" not in mine  # bodies elided
+    inside = render(outline, lines, lang.elision, "#", resolve(outline, "Mine.label", "a.py"),
+                    None, SkeletonOptions(focus=True))
+    assert "text.upper()" in inside.text.split("class Mine")[1]

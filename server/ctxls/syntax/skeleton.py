@@ -97,18 +97,24 @@ def _hidden(outline: Outline, first: int, last: int) -> tuple[str, ...]:
     return tuple(names[:6]) + ((f"+{len(names) - 6} more",) if len(names) > 6 else ())
 
 
-def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) -> _Plan:
+def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: SkeletonOptions
+          ) -> _Plan:
+    n = len(lines)
     plan = _Plan(n, opts.min_elide_lines)
-    protected = [(d.span.start_row, d.span.last_row) for d in outline.decls if d.keep_whole]
+    focus = opts.focus and target is not None
+    lineage = {d.qualname for d in enclosing(outline, target)} if target is not None else set()
+    # Kept whole: enums, protocols, TypedDicts. Focused on a target elsewhere, such a class
+    # keeps its values and member signatures, and its methods' bodies are elided.
+    protected = [(d.span.start_row, d.span.last_row) for d in outline.decls if d.keep_whole
+                 and not (focus and d.container and d.qualname not in lineage)]
     if target is not None:
         protected.append((target.span.start_row, target.span.last_row))
     owner = enclosing(outline, target)[-1:] if target is not None else []
     home = owner[0].qualname if owner and owner[0].container else None
-    if opts.focus and target is not None:
+    if focus:
         # Other classes keep their statement and a short docstring; a long docstring and
         # the members are one marker (a window for one decision needs the target's own
         # class, not every class's documentation).
-        lineage = {d.qualname for d in enclosing(outline, target)}
         for d in outline.decls:
             body = d.body
             if body is None or not d.container or d.keep_whole or d.has_error \
@@ -119,6 +125,7 @@ def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) 
                 first = body.doc[1] + 1
             plan.elide(first, body.last, body.indent, d.qualname,
                        _hidden(outline, first, body.last))
+        _overloads(plan, outline, lines, lineage, protected)
 
     for d in outline.decls:
         body = d.body
@@ -153,6 +160,27 @@ def _plan(outline: Outline, n: int, target: Decl | None, opts: SkeletonOptions) 
             continue
         plan.elide(blk.first, blk.last, blk.indent, None)
     return plan
+
+
+def _overloads(plan: _Plan, outline: Outline, lines: list[str], lineage: set[str],
+               protected: list[tuple[int, int]]) -> None:
+    """Overloads: bodiless declarations of one name (stubs), then the implementation. The
+    implementation is shown; the stubs before it are one marker."""
+    groups: dict[tuple[str, ...], list[Decl]] = {}
+    for d in outline.decls:
+        if d.kind in ("function", "method"):
+            groups.setdefault((*d.parents, d.name), []).append(d)
+    for decls in groups.values():
+        stubs = all(d.body is None or d.body.last <= d.signature.end_row for d in decls[:-1])
+        if len(decls) < 3 or not stubs or any(d.qualname in lineage for d in decls):
+            continue
+        first, last = decls[0].span.start_row, decls[-1].span.start_row - 1
+        if any(a <= last and first <= b for a, b in protected) or any(
+                first <= d.span.start_row <= last for d in outline.decls if d not in decls):
+            continue
+        indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+        plan.elide(first, last, indent, decls[-1].qualname,
+                   (f"{len(decls) - 1} overloads of {decls[-1].name}()",))
 
 
 def _mark_errors(plan: _Plan, outline: Outline, lines: list[str], comment: str,
@@ -264,7 +292,7 @@ def render(outline: Outline, lines: list[str], marker: str, comment: str,
         plan = _Plan(n, opts.min_elide_lines)
         why = f"short: {n} lines" + (f", {file_tokens} tokens" if file_tokens is not None else "")
         return _result(plan, lines, marker, "whole", why, opts)
-    plan = _plan(outline, n, target, opts)
+    plan = _plan(outline, lines, target, opts)
     if outline.errors:
         _mark_errors(plan, outline, lines, comment, opts)
     elif plan.elided_rows < opts.flat_ratio * n:
