@@ -188,90 +188,66 @@ def test_broken_regions_are_line_windows(python: Language) -> None:
     assert "7 |     x = call(1," in target.text
 
 
-def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
+def focused(src: str, symbol: str, **opts: object) -> tuple[str, str]:
+    """(plain, focused) skeleton texts of a Python source for one target."""
     from ctxls.syntax import languages
     from ctxls.syntax.outline import extract
-    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
-    from ctxls.syntax.symbols import resolve
     from ctxls.syntax.text import LineIndex
 
-    body = "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n\n" for i in range(40))
-    long_doc = '    """Invariant: one.\n\n    two\n    three\n    four\n    """\n'
-    src = (f"class Other:\n    \"\"\"Doc.\"\"\"\n\n{body}\nclass Long:\n{long_doc}{body}"
-           f"\nclass Mine:\n{long_doc}{body}").encode()
+    data = src.encode()
     lang = languages.for_path("a.py")
     assert lang is not None
-    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
-    lines = split_lines(src.decode())
-    target = resolve(outline, "Mine.m3", "a.py")
+    outline = extract(lang, lang.parser().parse(data), LineIndex(data))
+    lines = split_lines(src)
+    target = resolve(outline, symbol, "a.py")
     plain = render(outline, lines, lang.elision, "#", target, None, SkeletonOptions())
-    focused = render(outline, lines, lang.elision, "#", target, None,
-                     SkeletonOptions(focus=True))
-    assert "def m7(self):" in plain.text.split("class Mine")[0]  # Other's members shown
-    head, mine = focused.text.split("class Mine")
+    focus = render(outline, lines, lang.elision, "#", target, None,
+                   SkeletonOptions(focus=True, **opts))  # type: ignore[arg-type]
+    return plain.text, focus.text
+
+
+def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
+    body = "".join(f"    def m{i}(self):\n        x = {i}\n        return x\n\n" for i in range(40))
+    long_doc = '    """Invariant: one.\n\n    two\n    three\n    four\n    """\n'
+    plain, focus = focused(f"class Other:\n    \"\"\"Doc.\"\"\"\n\n{body}\nclass Long:\n"
+                           f"{long_doc}{body}\nclass Mine:\n{long_doc}{body}", "Mine.m3")
+    assert "def m7(self):" in plain.split("class Mine")[0]  # Other's members shown
+    head, mine = focus.split("class Mine")
     assert "def m7(self):" not in head and '"""Doc."""' in head  # collapsed, doc kept
     assert "Invariant" not in head and "class Long:" in head  # a long doc goes with it
     assert "def m7(self):" in mine and "x = 3" in mine  # the target's class as before
     assert "Invariant: one." in mine and "four" in mine  # with its whole docstring
-    assert len(focused.text) < len(plain.text)
+    assert len(focus) < len(plain)
+
+
+FUNCS = "".join(f"def f{i}():\n    x = {i}\n    return x\n\n\n" for i in range(40))
 
 
 def test_focus_shows_an_overloaded_function_as_its_implementation() -> None:
-    from ctxls.syntax import languages
-    from ctxls.syntax.outline import extract
-    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
-    from ctxls.syntax.symbols import resolve
-    from ctxls.syntax.text import LineIndex
-
     stubs = "".join(f"@overload\ndef conv(x: T{i}) -> T{i}: ...\n\n\n" for i in range(4))
     prop = ("class Box:\n    @property\n    def size(self):\n        return self._s\n\n"
             "    @size.setter\n    def size(self, v):\n        self._s = v\n\n"
             "    @size.deleter\n    def size(self):\n        del self._s\n\n"
             "    def other(self):\n        return 1\n\n")
-    body = "".join(f"def f{i}():\n    x = {i}\n    return x\n\n\n" for i in range(40))
     src = (f"from typing import overload\n\n\n{stubs}def conv(x):\n    return x\n\n\n"
-           f"{prop}\n{body}def target():\n    return conv(1)\n").encode()
-    lang = languages.for_path("a.py")
-    assert lang is not None
-    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
-    lines = split_lines(src.decode())
-    target = resolve(outline, "target", "a.py")
-    plain = render(outline, lines, lang.elision, "#", target, None, SkeletonOptions())
-    focused = render(outline, lines, lang.elision, "#", target, None,
-                     SkeletonOptions(focus=True))
-    assert plain.text.count("def conv(x: T") == 4  # a plain skeleton keeps every signature
-    assert "def conv(x: T" not in focused.text and "hides 4 overloads of conv()" in focused.text
-    assert "def conv(x):" in focused.text
-    in_box = render(outline, lines, lang.elision, "#", resolve(outline, "Box.other", "a.py"),
-                    None, SkeletonOptions(focus=True))
-    assert in_box.text.count("def size(self") == 3  # a property's accessors are no stubs
-    bare = render(outline, lines, lang.elision, "#", target, None,
-                  SkeletonOptions(focus=True, line_numbers=False))
-    ast.parse(bare.text)  # still Python
+           f"{prop}\n{FUNCS}def target():\n    return conv(1)\n")
+    plain, focus = focused(src, "target")
+    assert plain.count("def conv(x: T") == 4  # a plain skeleton keeps every signature
+    assert "def conv(x: T" not in focus and "hides 4 overloads of conv()" in focus
+    assert "def conv(x):" in focus
+    assert focused(src, "Box.other")[1].count("def size(self") == 3  # accessors: no stubs
+    ast.parse(focused(src, "target", line_numbers=False)[1])  # still Python
 
 
 def test_focus_elides_method_bodies_of_an_enum_elsewhere() -> None:
-    from ctxls.syntax import languages
-    from ctxls.syntax.outline import extract
-    from ctxls.syntax.skeleton import SkeletonOptions, render, split_lines
-    from ctxls.syntax.symbols import resolve
-    from ctxls.syntax.text import LineIndex
-
     enum = ("class Kind(Enum):\n    A = 'a'\n    B = 'b'\n\n"
             "    def label(self) -> str:\n        text = self.value\n        text = text.upper()\n"
             "        return text\n\n")
-    body = "".join(f"def f{i}():\n    x = {i}\n    return x\n\n\n" for i in range(40))
-    src = (f"from enum import Enum\n\n\n{enum}\n{body}def target():\n    return Kind.A\n"
-           f"\n\n{enum.replace('Kind', 'Mine')}").encode()
-    lang = languages.for_path("a.py")
-    assert lang is not None
-    outline = extract(lang, lang.parser().parse(src), LineIndex(src))
-    lines = split_lines(src.decode())
-    focused = render(outline, lines, lang.elision, "#", resolve(outline, "target", "a.py"),
-                     None, SkeletonOptions(focus=True))
-    kind, mine = focused.text.split("class Mine")
+    src = (f"from enum import Enum\n\n\n{enum}\n{FUNCS}def target():\n    return Kind.A\n"
+           f"\n\n{enum.replace('Kind', 'Mine')}")
+    plain, focus = focused(src, "target")
+    assert "text.upper()" in plain  # kept whole in a plain skeleton
+    kind, mine = focus.split("class Mine")
     assert "A = 'a'" in kind and "def label(self) -> str:" in kind  # values and signatures
     assert "text.upper()" not in kind and "text.upper()" not in mine  # bodies elided
-    inside = render(outline, lines, lang.elision, "#", resolve(outline, "Mine.label", "a.py"),
-                    None, SkeletonOptions(focus=True))
-    assert "text.upper()" in inside.text.split("class Mine")[1]
+    assert "text.upper()" in focused(src, "Mine.label")[1].split("class Mine")[1]
