@@ -229,6 +229,35 @@ def test_budget_protects_the_patch_in_a_review() -> None:
     assert not any("grace_199" in p.text for p in edit.window)  # masked or omitted
 
 
+def test_unspent_tokens_lift_a_demoted_target_back_up_its_ladder() -> None:
+    body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 400)]
+    body[5] = "    zeta = grace(zeta)"  # the task's terms are near the top
+    target = ev("target", "changed_entity", source="05", role="target", symbol="f",
+                renderings={"verbatim": numbered(0, ["def f():", *body]),
+                            "excerpt": numbered(0, ["def f():", *body[:60]]),
+                            "signature": numbered(0, ["def f():"])})
+    task = ev("task", "plan_node", source="07", role="core", path=None,
+              renderings={"verbatim": Text("Make f honour the grace period.\n")})
+    used = ev("dependency", key="m.py::g", renderings={  # the excerpt's last line
+        "signature": numbered(60, [body[59]]), "name": Text("m.py:61 g\n")})
+    placed, _ = dedup.collapse([Placed(attrs.evolve(e, id=f"E{i}"), r) for i, (e, r) in
+                                enumerate([(task, "verbatim"), (target, "verbatim"),
+                                           (used, "signature")], 1)])
+    items = order.place(placed)
+    assert items[2].pointer_to == "E2"
+    excerpt = count(budget.compose(attrs.evolve(items[1], rendering="excerpt")))
+    ceiling = 2000
+    assert excerpt > ceiling * 25 // 70 and excerpt < ceiling - 100  # over its share only
+    out = budget.fit(items, ceiling, None, count, compress.terms("zeta grace"))
+    assert out.tokens <= ceiling
+    assert out.window[1].rendering == "excerpt"
+    assert any(s.step == "upgrade" and s.item == "E2" for s in out.steps)
+    steps = [(s.step, s.item) for s in out.steps]
+    assert ("restore", "E3") in steps  # shown on its own while E2 was cut, then...
+    assert ("re-point", "E3") in steps
+    assert out.window[2].pointer_to == "E2"  # ...a pointer again: E2 shows its line
+
+
 def test_budget_roomy_window_keeps_everything_verbatim() -> None:
     out = budget.fit(_window(3), 24_000, None, count, frozenset())
     assert not out.omitted and {p.rendering for p in out.window} == {"verbatim"}

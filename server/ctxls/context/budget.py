@@ -12,7 +12,8 @@ The fill runs in protection order, and each step is logged:
    interfaces 10, call sites 8, retrieved 12) and unspent reservation flows down; an item
    that does not fit moves down its representation ladder (verbatim, excerpt, signature,
    name, pointer), a verbatim target is cut to its best sliding window, and what still does
-   not fit is omitted with a handle;
+   not fit is omitted with a handle; what the roles leave unspent then goes back to the
+   omitted items (backfill) and lifts demoted ones back up their ladder (upgrade);
 4. older live output is last: verbatim if it fits, else a pointer (masking, ladder step 1);
 5. the composed text is counted whole; while it is over, the last supporting item is
    demoted or omitted.
@@ -226,6 +227,28 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
             steps.append(Step("backfill", p.item.id, f"placed at {got.rendering} with what the "
                               "roles left unspent", kept[p.item.id].tokens))
 
+    # 3c. what is still unspent lifts demoted items back up their ladder, in role order
+    for role in ROLES:
+        for p in (q for q in items if _role(q) == role and q.pointer_to is None):
+            now = kept.get(p.item.id)
+            if now is None or now.rendering == p.rendering or left <= 0:
+                continue
+            got = _fit_item(p, left + now.tokens, count, decision_terms, [], cost)
+            if got is None or _rank(got.rendering) >= _rank(now.rendering):
+                continue
+            left += now.tokens - keep(got)
+            steps.append(Step("upgrade", p.item.id, f"{now.rendering} -> {got.rendering} with "
+                              "what the roles left unspent",
+                              kept[p.item.id].tokens - now.tokens))
+    for p in items:  # a pointer restored while its survivor was demoted can point again
+        now = kept.get(p.item.id)
+        if p.pointer_to is None or now is None or now.pointer_to is not None or \
+                _restore(p, kept, []) is not p:
+            continue
+        left += now.tokens - keep(p)
+        steps.append(Step("re-point", p.item.id, f"{p.pointer_to} shows its lines again",
+                          kept[p.item.id].tokens - now.tokens))
+
     # 4. older live output: verbatim if it fits, else a pointer (masking)
     for p in sorted((q for q in live if fresh is None or q.item.id != fresh.item.id),
                     key=lambda q: -q.item.order):
@@ -262,6 +285,11 @@ def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         text = join(window)
         total = count(text)
     return Outcome(window, steps, omitted, text, total, flagged)
+
+
+def _rank(rendering: str) -> float:
+    """Place on the ladder, richest first; a sliding window sits just above a signature."""
+    return LADDER.index(rendering) if rendering in LADDER else LADDER.index("signature") - 0.5
 
 
 def _restore(p: Placed, kept: dict[str, Placed], steps: list[Step]) -> Placed:
