@@ -135,7 +135,10 @@ async def main() -> None:
     picks = picks[: args.symbols]
     cache = tempfile.mkdtemp(prefix="ctxls-bench-cache-")
     t0 = time.perf_counter()
-    async with await CtxClient.start(args.django, options={"cacheDir": cache},
+    # The search index's background build is off: these figures are ctx/construct alone
+    # (bench/chunks.py measures requests while that build runs).
+    async with await CtxClient.start(args.django, options={"cacheDir": cache,
+                                                            "searchPrebuild": False},
                                      wait_for_index=True, timeout=600) as client:
         print(f"Django: index ready in {time.perf_counter() - t0:.2f} s")
         await run(client, picks, args.ceiling, f"Django ({len(picks)} sampled targets)")

@@ -190,7 +190,9 @@ def dir_mib(path: Path) -> float:
 
 async def start_server(root: Path, cache: Path, label: str) -> tuple[CtxClient, dict[str, Any]]:
     t0 = time.perf_counter()
-    client = await CtxClient.start(root, options={"cacheDir": str(cache)},
+    # The search index's background build is off: these figures are the reference index
+    # alone (bench/chunks.py measures requests while that build runs).
+    client = await CtxClient.start(root, options={"cacheDir": str(cache), "searchPrebuild": False},
                                    wait_for_index=True, timeout=600)
     ready = time.perf_counter() - t0
     pid = client.proc.pid

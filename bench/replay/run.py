@@ -152,7 +152,8 @@ async def ctxls_windows(root: Path, edit: Edit, ceilings: list[int], count: Any,
     """One server for the parent tree, asked once per ceiling."""
     out: dict[str, Window] = {}
     try:
-        client = await CtxClient.start(root, options={"cacheDir": cache_dir, "persist": False},
+        client = await CtxClient.start(root, options={"cacheDir": cache_dir, "persist": False,
+                                                      "searchPrebuild": False},
                                        wait_for_index=True, timeout=180)
     except Exception as exc:  # a server that does not start is an error for this edit
         return {f"ctxls@{c}": Window(0, error=f"server start failed: {exc}") for c in ceilings}

@@ -39,6 +39,9 @@ class Options:
     context_log: str | None = ".agent/context-log.jsonl"
     run_id: str | None = None  # default run id for that log
     ranking: RankingOptions | None = None  # off unless configured (or CTXLS_RANKING_*)
+    # Build ctx/search's index after the scan, a few files at a time between requests, so
+    # the first search does not wait for it (Django: 12 s, ~100 MiB). False: on first use.
+    search_prebuild: bool = True
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

@@ -149,7 +149,9 @@ class Engine:
         self.refs = RefIndex()
         self.stores: dict[Path, Store] = {}
         self.from_cache = 0
-        self._search: SearchIndex | None = None  # built on the first ctx/search
+        self._search: SearchIndex | None = None  # built after the scan, or on first use
+        self._search_queue: list[str] | None = None  # files left to chunk into it
+        self.search_ready = False
         self._policies: dict[Path, tuple[tuple[int, ...] | None, Policy]] = {}
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
 
@@ -692,14 +694,29 @@ class Engine:
             len(index.digests))
 
     def _search_index(self) -> SearchIndex:
+        self.search_step(None)
+        assert self._search is not None
+        return self._search
+
+    def search_step(self, limit: int | None) -> bool:
+        """Bring the search index up to date, chunking at most ``limit`` stale files (all
+        when None); True when it is current. The server calls it between requests after the
+        scan, so the first ctx/search finds it built. A call without a limit (a search)
+        looks at every file again, so edits made since are folded in."""
         index = self._search or SearchIndex()
         self._search = index
-        live = set()
-        for key, e in sorted(self.entries.items()):
-            if e.language is None or e.status != "ok" or e.tables is None:
-                continue
-            live.add(e.path)
-            if index.digests.get(e.path) == e.digest:
+        if self._search_queue is None or limit is None:
+            live = {e.path: e.digest for e in self.entries.values() if _searchable(e)}
+            for gone in set(index.digests) - set(live):
+                index.forget(gone)
+            self._search_queue = sorted(k for k, e in self.entries.items()
+                                        if _searchable(e) and index.digests.get(e.path)
+                                        != e.digest)
+        queue = self._search_queue
+        n = len(queue) if limit is None else min(limit, len(queue))
+        for key in queue[:n]:
+            e = self.entries.get(key)
+            if e is None or not _searchable(e):
                 continue
             try:
                 v = self.view(self.locate(path=key))
@@ -707,9 +724,12 @@ class Engine:
                 continue
             index.put(e.path, e.digest, chunk_file(v.loc.path, v.data, v.lines, v.outline,
                                                    v.lang, None))
-        for gone in set(index.digests) - live:
-            index.forget(gone)
-        return index
+        del queue[:n]
+        if queue:
+            return False
+        self._search_queue = None
+        self.search_ready = self.search_ready or not self.scanning
+        return True
 
     def chunks(self, params: p.ChunksParams) -> p.ChunksResult:
         """Symbol chunks with their lineage (seed 001) of one file or of every indexed one."""
@@ -960,7 +980,13 @@ class Engine:
             indexed=sum(1 for e in self.entries.values() if e.tables is not None),
             skipped=sorted(skipped, key=lambda s: s.path), encoding=self.options.encoding,
             from_cache=self.from_cache,
-            cache=", ".join(str(s.path) for s in self.stores.values()) or None)
+            cache=", ".join(str(s.path) for s in self.stores.values()) or None,
+            search_indexed=len(self._search.digests) if self._search else 0,
+            search_ready=self.search_ready)
+
+
+def _searchable(e: FileEntry) -> bool:
+    return e.language is not None and e.status == "ok" and e.tables is not None
 
 
 def ranking_config(options: Options) -> RankingConfig | None:

@@ -128,6 +128,8 @@ class StatusResult:
     encoding: str
     from_cache: int  # files whose tables came from the persistent index
     cache: str | None  # the persistent index's database, if any
+    search_indexed: int  # files in ctx/search's index so far
+    search_ready: bool  # built over the scanned workspace (in the background, or by a search)
 
 
 @attrs.define

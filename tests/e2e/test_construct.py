@@ -375,3 +375,33 @@ async def test_an_overloaded_dependency_shows_its_implementation(vscode: Languag
     r = await construct(vscode, path="billing/use.py", target={"symbol": "total"})
     rows = shown_rows(r, "billing/conv.py")
     assert {4, 11} <= rows and 8 not in rows  # the first stub and the implementation
+
+
+async def test_the_search_index_is_built_after_the_scan_unless_told_not_to(tmp_path: Path
+                                                                           ) -> None:
+    import asyncio
+
+    from ctxls_client import CtxClient
+
+    ws = tmp_path / "search"
+    ws.mkdir()
+    for i in range(40):  # more files than one background batch
+        (ws / f"m{i}.py").write_text(f"def helper_{i}(x):\n    return x + {i}\n")
+    async with await CtxClient.start(ws, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        status: dict[str, Any] = {}
+        for _ in range(200):
+            status = await ctx.request("ctx/status", {})
+            if status["searchReady"]:
+                break
+            await asyncio.sleep(0.05)
+        assert status["searchReady"] and status["searchIndexed"] == 40  # before any search
+        found = await ctx.request("ctx/search", {"query": "helper_17"})
+        assert found["hits"][0]["symbol"] == "helper_17"
+    async with await CtxClient.start(ws, options={"persist": False, "searchPrebuild": False},
+                                     wait_for_index=True) as ctx:
+        await asyncio.sleep(0.3)
+        lazy = await ctx.request("ctx/status", {})
+        assert not lazy["searchReady"] and lazy["searchIndexed"] == 0
+        found = await ctx.request("ctx/search", {"query": "helper_17"})
+        assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40

@@ -46,6 +46,9 @@ from ctxls.syntax.text import normalise_encoding
 log = logging.getLogger("ctxls")
 P = TypeVar("P")
 BATCH = 48  # files per unit of scan work: small enough for smooth progress reports
+# The search index is built after the scan in slices of this much work, each followed by
+# a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
+SEARCH_SLICE = 0.02
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
 
 
@@ -72,6 +75,7 @@ class CtxServer(LanguageServer):
         self.engine = Engine([])
         self.scan_done = asyncio.Event()
         self.scan_task: asyncio.Task[None] | None = None
+        self.search_task: asyncio.Task[None] | None = None  # the search index's build
 
     def params(self, raw: Any, cls: type[P]) -> P:
         try:
@@ -226,11 +230,32 @@ async def _scan(ls: CtxServer) -> None:
             await loop.run_in_executor(None, engine.persist, fresh)
         except Exception:
             log.error("index cache not written: %s", traceback.format_exc())
+    if engine.options.search_prebuild:
+        ls.search_task = asyncio.create_task(_build_search(ls))
+
+
+async def _build_search(ls: CtxServer) -> None:
+    """The search index, built on the event loop in slices: requests are answered between
+    slices, and nothing else touches the engine meanwhile (handlers run on this thread)."""
+    began = time.perf_counter()
+    try:
+        done = False
+        while not done:
+            end = time.perf_counter() + SEARCH_SLICE
+            while not done and time.perf_counter() < end:
+                done = ls.engine.search_step(1)
+            await asyncio.sleep(SEARCH_SLICE / 2)
+        log.info("search index built in %.2f s", time.perf_counter() - began)
+    except Exception:
+        log.error("search index not built: %s", traceback.format_exc())
 
 
 @server.feature(t.SHUTDOWN)
 async def shutdown(ls: CtxServer, params: None) -> None:
-    """Let a running scan finish writing the index cache (bounded), then stop."""
+    """Let a running scan finish writing the index cache (bounded), then stop; the search
+    index's build just stops."""
+    if ls.search_task is not None:
+        ls.search_task.cancel()
     if ls.scan_task is not None and not ls.scan_task.done():
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(ls.scan_task), 30)
