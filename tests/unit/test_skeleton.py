@@ -251,3 +251,19 @@ def test_focus_elides_method_bodies_of_an_enum_elsewhere() -> None:
     assert "A = 'a'" in kind and "def label(self) -> str:" in kind  # values and signatures
     assert "text.upper()" not in kind and "text.upper()" not in mine  # bodies elided
     assert "text.upper()" in focused(src, "Mine.label")[1].split("class Mine")[1]
+
+
+def test_an_excerpt_without_edges_keeps_only_the_interior_markers() -> None:
+    from ctxls.syntax.skeleton import excerpt
+
+    lines = [f"line {i}" for i in range(20)]
+    opts = SkeletonOptions()
+    full = excerpt(lines, [(4, 5), (9, 9)], "...  # {count} lines elided{names}", opts)
+    bare = excerpt(lines, [(4, 5), (9, 9)], "...  # {count} lines elided{names}", opts,
+                   edges=False)
+    assert full.text.splitlines()[0].endswith("...  # 4 lines elided")
+    assert full.text.splitlines()[-1].endswith("...  # 10 lines elided")
+    assert bare.text.splitlines() == full.text.splitlines()[1:-1]
+    assert "...  # 3 lines elided" in bare.text and bare.shown == full.shown
+    top = excerpt(lines, [(0, 1), (19, 19)], "...", opts, edges=False)  # no edge to drop
+    assert top.text == excerpt(lines, [(0, 1), (19, 19)], "...", opts).text

@@ -59,7 +59,7 @@ class Collected:
 
 
 def _text(engine: Engine, v: View, rows: list[tuple[int, int]]) -> Text:
-    r = excerpt(v.lines, rows, v.marker, engine.options.skeleton(True))
+    r = excerpt(v.lines, rows, v.marker, engine.options.skeleton(True), edges=False)
     return Text(r.text, r.shown)
 
 

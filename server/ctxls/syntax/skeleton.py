@@ -253,8 +253,11 @@ def _result(plan: _Plan, lines: list[str], marker: str, mode: str, reason: str,
 
 def excerpt(lines: list[str], keep: list[tuple[int, int]], marker: str, opts: SkeletonOptions,
             mode: str = "fallback", reason: str = "",
-            notes: dict[int, str] | None = None) -> Rendering:
-    """Only the rows in ``keep``; every gap becomes one marker line."""
+            notes: dict[int, str] | None = None, edges: bool = True) -> Rendering:
+    """Only the rows in ``keep``; every gap becomes one marker line. ``edges=False`` drops
+    the markers before the first and after the last row shown (in a window of many small
+    excerpts, the line numbers already say where they are, and the two markers cost about
+    as much as a signature line)."""
     n = len(lines)
     plan = _Plan(n, 2)  # a one-line gap is shown: its marker would cost as much
     start = 0
@@ -266,7 +269,12 @@ def excerpt(lines: list[str], keep: list[tuple[int, int]], marker: str, opts: Sk
     if start < n:
         plan.elide(start, n - 1, "", None)
     plan.notes.update(notes or {})
-    return _result(plan, lines, marker, mode, reason, opts)
+    r = _result(plan, lines, marker, mode, reason, opts)
+    if edges or not r.shown:
+        return r
+    out = r.text.split("\n")[:-1]  # the text ends with a newline
+    out = out[1 if plan.marks[0] != SHOWN else 0 : -1 if plan.marks[-1] != SHOWN else None]
+    return attrs.evolve(r, text="\n".join(out) + "\n")
 
 
 def window(lines: list[str], center: int, marker: str, reason: str, opts: SkeletonOptions,
