@@ -100,6 +100,13 @@ async def test_compute_line_total_by_role(vscode: LanguageClient) -> None:
                for w in r["window"] if w["role"] == "tests")  # how this repo asserts
     digest = item(r, rendering="digest")
     assert digest["text"].count("callers") == 1 and "tests" in digest["text"]
+    for w in r["window"]:  # excerpts: no markers at their edges, a bare "..." in a gap
+        if w["path"] and w["role"] in ("interfaces", "call_sites", "tests") and \
+                w["rendering"] in ("signature", "verbatim") and not w.get("pointerTo"):
+            body = [ln for ln in w["text"].splitlines() if not ln.startswith("###")]
+            assert body and "|" in body[0] and body[0].split("|")[0].strip().isdigit(), w
+            assert body[-1].split("|")[0].strip().isdigit(), w
+            assert "lines elided" not in w["text"], w
     gate = {g["id"]: g for g in r["gateLog"]}
     assert all(gate[w["id"]]["decision"] in ("admitted", "residue-admitted")
                for w in r["window"])

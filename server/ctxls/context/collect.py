@@ -58,8 +58,11 @@ class Collected:
         self.views: dict[str, View] = {}
 
 
+GAP = "..."  # a gap inside a window item: its line numbers already say how many lines
+
+
 def _text(engine: Engine, v: View, rows: list[tuple[int, int]]) -> Text:
-    r = excerpt(v.lines, rows, v.marker, engine.options.skeleton(True), edges=False)
+    r = excerpt(v.lines, rows, GAP, engine.options.skeleton(True), edges=False)
     return Text(r.text, r.shown)
 
 
