@@ -377,6 +377,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     candidates: list[Reference] = []
     if info is not None:
         resolved, candidates = references(engine.refs, info.key, decl)
+    else:  # no reference table for this language: word matches, counted as unproven
+        candidates = engine._mentions(v, decl)
     is_test = _is_test
     callers = [r for r in resolved if not is_test(r.path)]
     if params.intent == "rename":
