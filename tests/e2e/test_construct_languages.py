@@ -107,3 +107,35 @@ async def test_a_language_without_a_reference_table_counts_text_matches(tmp_path
     assert "3 unproven name matches" in digest and "text matches" in digest, digest
     gate = [g for g in r["gateLog"] if g["kind"] == "graph_edge" and g["path"] == "main.c"]
     assert gate and all(g["decision"] == "rejected" for g in gate)  # counted, not shown
+
+
+async def test_a_file_without_an_outline_gets_a_line_window_and_says_so(tmp_path: Path
+                                                                        ) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "big.py").write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n"
+                                       for i in range(400)))
+    (ws / "notes.txt").write_text("".join(f"line {i}\n" for i in range(300)))
+    async with await CtxClient.start(ws, options={"persist": False, "maxFileBytes": 2000},
+                                     wait_for_index=True) as ctx:
+        by_name = await ctx.request("ctx/construct", {
+            "path": "big.py", "target": {"symbol": "f250"}, "task": "guard f250",
+            "ceiling": 2000, "live": [{"kind": "error", "text": "boom"}]})
+        by_position = await ctx.request("ctx/construct", {
+            "path": "notes.txt", "target": {"position": {"line": 200, "character": 0}}})
+        missing = None
+        try:
+            await ctx.request("ctx/construct", {"path": "big.py",
+                                                "target": {"symbol": "nowhere"}})
+        except Exception as exc:  # a clear error, and the server keeps serving
+            missing = str(exc)
+        alive = await ctx.request("ctx/status", {})
+    target = next(w for w in by_name["window"] if w["role"] == "target")
+    assert "751 | def f250(x):" in target["text"] and target["rendering"] == "verbatim"
+    assert any("no outline (too-large)" in n for n in by_name["notes"])
+    assert [w["kind"] for w in by_name["window"]][-1] == "error"  # the pipeline still runs
+    assert by_name["window"][0]["kind"] == "plan_node" and by_name["tokenCount"] <= 2000
+    shown = next(w for w in by_position["window"] if w["role"] == "target")["shown"]
+    assert shown[0]["start"]["line"] <= 200 <= shown[0]["end"]["line"]
+    assert missing is not None and "no line names `nowhere`" in missing
+    assert alive["indexed"] >= 0

@@ -26,7 +26,7 @@ from ctxls.index.resolve import Reference, dependencies, references, tests_for
 from ctxls.policy import POLICY_PATH, Rule, patches_folder
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
-from ctxls.syntax.skeleton import excerpt, render
+from ctxls.syntax.skeleton import excerpt, render, window
 from ctxls.syntax.symbols import at_row, enclosing, resolve
 
 if TYPE_CHECKING:
@@ -141,9 +141,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     v = engine.view(loc)
     target = params.target or p.Target()
     if v.outline is None:
-        why = ", ".join(v.notes) or "unsupported language"
-        raise UnknownSymbol(f"{v.loc.path} has no outline ({why}); ctx/construct needs a "
-                            "declaration to build around")
+        return _without_outline(engine, params, v, target)
     decl = engine.declaration(v, target.symbol, target.position, target.line,
                               "`target.symbol` or `target.position`")
     out = Collected()
@@ -156,30 +154,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
                                 v.data.decode("utf-8", errors="replace")))
 
-    # ---- 07: the task, the obligations, the acceptance criteria (the stable core) -------
-    if params.task.strip():
-        items.append(Evidence("", "07", "plan_node", params.task, "07: the task", "core",
-                              "task", {"verbatim": Text(params.task.strip() + "\n")},
-                              key="task"))
-    for i, ob in enumerate(params.obligations):
-        lines = [ob.text.strip()]
-        if ob.targets:
-            lines.append("targets: " + ", ".join(ob.targets))
-        if ob.tests:
-            lines.append("tests: " + ", ".join(ob.tests))
-        body = "\n".join(x for x in lines if x) + "\n"
-        items.append(Evidence("", "07", "plan_node", body,
-                              f"07: obligation {ob.id or i + 1}"
-                              + (" (current)" if i == 0 else ""), "core", "plan",
-                              {"verbatim": Text(body)},
-                              key="plan:current" if i == 0 else f"plan:{ob.id or i + 1}",
-                              obligations=(ob.id or str(i + 1),)))
-    for crit in params.acceptance_criteria:
-        if crit.strip():
-            items.append(Evidence("", "07", "acceptance_criteria", crit,
-                                  "07: acceptance criterion", "core", "acceptance",
-                                  {"verbatim": Text(crit.strip() + "\n")},
-                                  key=f"acceptance:{crit.strip()}"))
+    _core(items, params)
 
     # ---- 05: the target, as a skeleton of its file ---------------------------------------
     small = len(v.data) <= engine.options.whole_max_tokens * 8
@@ -519,7 +494,41 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 path=v.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
                 key=f"{v.loc.path}::{d.qualname}"))
 
-    # ---- live state and the agent's retrieved hits -----------------------------------------
+    _live_and_retrieved(engine, out, params)
+    _apply_policy(engine, out, v)
+    return out
+
+
+def _core(items: list[Evidence], params: p.ConstructParams) -> None:
+    """07: the task, the obligations, the acceptance criteria (the stable core)."""
+    if params.task.strip():
+        items.append(Evidence("", "07", "plan_node", params.task, "07: the task", "core",
+                              "task", {"verbatim": Text(params.task.strip() + "\n")},
+                              key="task"))
+    for i, ob in enumerate(params.obligations):
+        lines = [ob.text.strip()]
+        if ob.targets:
+            lines.append("targets: " + ", ".join(ob.targets))
+        if ob.tests:
+            lines.append("tests: " + ", ".join(ob.tests))
+        body = "\n".join(x for x in lines if x) + "\n"
+        items.append(Evidence("", "07", "plan_node", body,
+                              f"07: obligation {ob.id or i + 1}"
+                              + (" (current)" if i == 0 else ""), "core", "plan",
+                              {"verbatim": Text(body)},
+                              key="plan:current" if i == 0 else f"plan:{ob.id or i + 1}",
+                              obligations=(ob.id or str(i + 1),)))
+    for crit in params.acceptance_criteria:
+        if crit.strip():
+            items.append(Evidence("", "07", "acceptance_criteria", crit,
+                                  "07: acceptance criterion", "core", "acceptance",
+                                  {"verbatim": Text(crit.strip() + "\n")},
+                                  key=f"acceptance:{crit.strip()}"))
+
+
+def _live_and_retrieved(engine: Engine, out: Collected, params: p.ConstructParams) -> None:
+    """Live state (patch, errors, test output) and the agent's retrieved hits."""
+    items = out.items
     for i, item in enumerate(params.live):
         if item.kind not in LIVE_KINDS:
             raise InvalidParams(f"live[{i}].kind must be one of {', '.join(LIVE_KINDS)}, "
@@ -545,6 +554,38 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
             items.append(_retrieved(engine, out, hit))
         except CtxError as exc:
             out.notes.append(f"retrieved[{i}] {hit.path}: {exc.message}")
+
+
+def _without_outline(engine: Engine, params: p.ConstructParams, v: View, target: p.Target
+                     ) -> Collected:
+    """A file with no outline (too large, no grammar): the target is a line window, around
+    ``target.position`` or ``line``, else the first line that names ``target.symbol``; the
+    window says so, and carries no dependencies, call sites or tests."""
+    why = ", ".join(v.notes) or "unsupported language"
+    if target.position is not None:
+        row = v.index.from_lsp(target.position.line, target.position.character,
+                               engine.encoding)[0]
+    elif target.line is not None:
+        row = max(0, min(target.line - 1, len(v.lines) - 1))
+    elif target.symbol:
+        word = re.compile(rf"\b{re.escape(target.symbol.rsplit('.', 1)[-1])}\b")
+        row = next((i for i, line in enumerate(v.lines) if word.search(line)), -1)
+        if row < 0:
+            raise UnknownSymbol(f"{v.loc.path} has no outline ({why}) and no line names "
+                                f"`{target.symbol}`")
+    else:
+        raise InvalidParams("give `target.symbol` or `target.position`")
+    r = window(v.lines, row, v.marker, why, engine.options.skeleton(True))
+    out = Collected()
+    out.target = f"{v.loc.path}:{row + 1}"
+    out.notes += [*v.notes, f"{v.loc.path} has no outline ({why}): the target is a window "
+                  f"of lines around line {row + 1}, without dependencies, call sites or tests"]
+    _core(out.items, params)
+    out.items.append(Evidence(
+        "", "05", "changed_entity", "", f"05: the target, lines around {row + 1} (fallback: "
+        f"{why})", "target", "target", {"verbatim": Text(r.text, r.shown)},
+        path=v.loc.path, symbol=target.symbol, rows=(row, row), key=out.target))
+    _live_and_retrieved(engine, out, params)
     _apply_policy(engine, out, v)
     return out
 
