@@ -147,6 +147,17 @@ def test_dedup_keeps_the_strongest_role_and_points_the_rest() -> None:
     assert len(pairs) == 3
 
 
+def test_the_same_output_twice_survives_as_its_freshest_failure() -> None:
+    text = {"verbatim": Text("ValueError: boom\n"), "pointer": Text("[masked]\n")}
+    items = [Placed(attrs.evolve(ev("live", k, source="live", role="live", path=None,
+                                    key="live:same", order=o, renderings=text), id=f"E{o}"),
+                    "verbatim")
+             for k, o in [("tool_output", 1), ("traceback", 2), ("tool_output", 3)]]
+    out, pairs = dedup.collapse(items)
+    assert [p.pointer_to for p in out] == ["E2", None, "E2"]
+    assert sorted(pairs) == [("E1", "E2"), ("E3", "E2")]
+
+
 # ---- (f) order ----------------------------------------------------------------------------
 def test_order_puts_critical_content_at_the_edges() -> None:
     items = [Placed(ev(r, k, role=role, order=o, key=f"{r}{o}", path=None), rend)

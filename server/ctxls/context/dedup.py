@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import Placed
+from ctxls.context.model import FAILING, Placed
 
 # Which role keeps a duplicated fact: the strongest reason to show it wins.
 STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "fields", "state",
@@ -19,9 +19,12 @@ STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "fields
             "instead", "import", "module-interface", "patches", "conftest", "retrieved", "digest")
 
 
-def _strength(p: Placed) -> int:
+def _strength(p: Placed) -> tuple[int, int, int]:
+    """Role first; between two reports of the same live output, a failure over other
+    output, then the freshest (the one that ends the window is the one that survives)."""
     r = p.item.relation
-    return STRENGTH.index(r) if r in STRENGTH else len(STRENGTH)
+    live = (-int(p.item.kind in FAILING), -p.item.order) if r == "live" else (0, 0)
+    return (STRENGTH.index(r) if r in STRENGTH else len(STRENGTH), *live)
 
 
 def covers(outer: Placed, inner: Placed) -> bool:
