@@ -22,7 +22,14 @@ from ctxls import protocol as p
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
 from ctxls.index.chunks import generated
-from ctxls.index.resolve import Reference, dependencies, references, tests_for
+from ctxls.index.resolve import (
+    Dependency,
+    FileInfo,
+    Reference,
+    dependencies,
+    references,
+    tests_for,
+)
 from ctxls.policy import POLICY_PATH, Rule, patches_folder
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
@@ -266,7 +273,29 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 rows=(od.span.start_row, od.span.last_row),
                 key=f"{tv.loc.path}::{od.qualname}", obligations=(ob.id,)))
 
-    # ---- 03: what the target uses, and the interfaces of the modules they live in --------
+    _interfaces(engine, out, v, info, decl, deps, file_words)
+    _impact(engine, out, params, v, info, decl)
+
+    # ---- intent `state`: the constructor and the methods that touch the same attributes -
+    if params.intent == "state" and info is not None:
+        for d in _state_methods(v, decl):
+            items.append(Evidence(
+                "", "03", "symbol", "", f"03: touches the attributes {decl.name} works on",
+                "target", "state",
+                {"verbatim": _text(engine, v, [(d.span.start_row, d.span.last_row)]),
+                 "signature": _text(engine, v, _sig_rows(d)), "name": _name_line(v, d)},
+                path=v.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
+                key=f"{v.loc.path}::{d.qualname}"))
+
+    _live_and_retrieved(engine, out, params)
+    _apply_policy(engine, out, v)
+    return out
+
+
+def _interfaces(engine: Engine, out: Collected, v: View, info: FileInfo | None, decl: Decl,
+                deps: list[Dependency], file_words: set[str]) -> None:
+    """03: what the target uses, and the interfaces of the modules they live in."""
+    items = out.items
     for dep in deps:
         dv = v if dep.key == (info.key if info else "") else engine.view(
             engine.locate(path=dep.key))
@@ -347,7 +376,12 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
              "name": Text(f"{mv.loc.path}: {names}\n")},
             path=mv.loc.path, key=f"{mv.loc.path}::*"))
 
-    # ---- 06: call sites, tests, the digest -------------------------------------------------
+
+def _impact(engine: Engine, out: Collected, params: p.ConstructParams, v: View,
+            info: FileInfo | None, decl: Decl) -> None:
+    """06: call sites, tests, the digest (the rename list under intent `rename`)."""
+    items = out.items
+    home_key = f"{v.loc.path}::{decl.qualname}"
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     if info is not None:
@@ -482,21 +516,6 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     items.append(Evidence("", "06", "graph_edge", digest, "06: the wider impact, counted",
                           "call_sites", "digest", {"digest": Text(digest)},
                           key=f"digest:{home_key}"))
-
-    # ---- intent `state`: the constructor and the methods that touch the same attributes -
-    if params.intent == "state" and info is not None:
-        for d in _state_methods(v, decl):
-            items.append(Evidence(
-                "", "03", "symbol", "", f"03: touches the attributes {decl.name} works on",
-                "target", "state",
-                {"verbatim": _text(engine, v, [(d.span.start_row, d.span.last_row)]),
-                 "signature": _text(engine, v, _sig_rows(d)), "name": _name_line(v, d)},
-                path=v.loc.path, symbol=d.qualname, rows=(d.span.start_row, d.span.last_row),
-                key=f"{v.loc.path}::{d.qualname}"))
-
-    _live_and_retrieved(engine, out, params)
-    _apply_policy(engine, out, v)
-    return out
 
 
 def _core(items: list[Evidence], params: p.ConstructParams) -> None:
