@@ -215,6 +215,7 @@ def test_focus_collapses_the_classes_that_do_not_enclose_the_target() -> None:
     head, mine = focus.split("class Mine")
     assert "def m7(self):" not in head and '"""Doc."""' in head  # collapsed, doc kept
     assert "Invariant" not in head and "class Long:" in head  # a long doc goes with it
+    assert "hides m0(), m1(), m2(), m3(), +36 more" in head  # public names, four of them
     assert "def m7(self):" in mine and "x = 3" in mine  # the target's class as before
     assert "Invariant: one." in mine and "four" in mine  # with its whole docstring
     assert len(focus) < len(plain)
@@ -237,6 +238,13 @@ def test_focus_shows_an_overloaded_function_as_its_implementation() -> None:
     assert "def conv(x):" in focus
     assert focused(src, "Box.other")[1].count("def size(self") == 3  # accessors: no stubs
     ast.parse(focused(src, "target", line_numbers=False)[1])  # still Python
+
+
+def test_focus_counts_a_collapsed_class_of_private_members() -> None:
+    private = "".join(f"    def _p{i}(self):\n        return {i}\n\n" for i in range(30))
+    _, focus = focused(f"class Hidden:\n{private}\n{FUNCS}def target():\n    return 1\n",
+                       "target")
+    assert "hides 30 declarations" in focus and "_p0()" not in focus
 
 
 def test_focus_elides_method_bodies_of_an_enum_elsewhere() -> None:

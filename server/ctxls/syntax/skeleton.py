@@ -91,10 +91,17 @@ class _Plan:
         return sum(1 for m in self.marks if m != SHOWN)
 
 
-def _hidden(outline: Outline, first: int, last: int) -> tuple[str, ...]:
-    names = [_label(d) for d in outline.decls
+def _hidden(outline: Outline, first: int, last: int, most: int = 6,
+            public: bool = False) -> tuple[str, ...]:
+    """The declarations a marker stands for, ``most`` by name; ``public``: names without a
+    leading underscore only (the rest are counted)."""
+    found = [d for d in outline.decls
              if d.kind not in VALUE_KINDS and first <= d.span.start_row <= last]
-    return tuple(names[:6]) + ((f"+{len(names) - 6} more",) if len(names) > 6 else ())
+    names = [_label(d) for d in found if not (public and d.name.startswith("_"))]
+    rest = len(found) - min(len(names), most)
+    if not names:
+        return (f"{rest} declarations",) if rest else ()
+    return tuple(names[:most]) + ((f"+{rest} more",) if rest else ())
 
 
 def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: SkeletonOptions
@@ -124,7 +131,7 @@ def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: Skeleto
             if body.doc and body.doc[0] == first and body.doc[1] - body.doc[0] < opts.doc_lines:
                 first = body.doc[1] + 1
             plan.elide(first, body.last, body.indent, d.qualname,
-                       _hidden(outline, first, body.last))
+                       _hidden(outline, first, body.last, 4, public=True))
         _overloads(plan, outline, lines, lineage, protected)
 
     for d in outline.decls:
