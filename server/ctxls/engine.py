@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -669,14 +670,11 @@ class Engine:
             chunks: tuple[Chunk, ...] = ()
             is_generated = False
             if e.language is not None and e.status == "ok":
-                try:
-                    v = self.view(self.locate(path=key))
-                except CtxError:
-                    v = None
-                if v is not None:
+                found = self._file_chunks(key, count, params.max_tokens)
+                if found is not None:
+                    v, listed = found
                     is_generated = generated(v.loc.path, v.data, v.lang)
-                    chunks = tuple(chunk_file(v.loc.path, v.data, v.lines, v.outline, v.lang,
-                                              count, params.max_tokens))
+                    chunks = tuple(listed)
             records.append(FileRecord(e.path, e.language, e.tables is not None
                                       and e.tables.errors == 0, is_generated, chunks))
         return summarize(records, params.max_tokens)
@@ -698,6 +696,23 @@ class Engine:
         assert self._search is not None
         return self._search
 
+    def _file_chunks(self, key: str, count: Callable[[str], int] | None, cap: int = 8192
+                     ) -> tuple[View, list[Chunk]] | None:
+        """One file's chunks, for a pass over every file (stats, chunks, the search index):
+        tables decoded only for it go back to their compact payload afterwards (Django's,
+        all decoded at once, held ~120 MiB more)."""
+        e = self.entries.get(key)
+        tables = e.tables if e is not None else None
+        was = tables is None or tables.decoded
+        try:
+            v = self.view(self.locate(path=key))
+            return v, chunk_file(v.loc.path, v.data, v.lines, v.outline, v.lang, count, cap)
+        except CtxError:
+            return None
+        finally:
+            if tables is not None and not was:
+                tables.release()
+
     def search_step(self, limit: int | None) -> bool:
         """Bring the search index up to date, chunking at most ``limit`` stale files (all
         when None); True when it is current. The server calls it between requests after the
@@ -718,12 +733,9 @@ class Engine:
             e = self.entries.get(key)
             if e is None or not _searchable(e):
                 continue
-            try:
-                v = self.view(self.locate(path=key))
-            except CtxError:
-                continue
-            index.put(e.path, e.digest, chunk_file(v.loc.path, v.data, v.lines, v.outline,
-                                                   v.lang, None))
+            found = self._file_chunks(key, None)
+            if found is not None:
+                index.put(e.path, e.digest, found[1])
         del queue[:n]
         if queue:
             return False
@@ -743,12 +755,8 @@ class Engine:
                           and e.status == "ok")
         out: list[p.ChunkItem] = []
         for key in keys:
-            try:
-                v = self.view(self.locate(path=key))
-            except CtxError:
-                continue
-            for c in chunk_file(v.loc.path, v.data, v.lines, v.outline, v.lang, count,
-                                params.max_tokens):
+            found = self._file_chunks(key, count, params.max_tokens)
+            for c in found[1] if found is not None else ():
                 out.append(p.ChunkItem(
                     c.chunk_id, c.path, c.symbol, c.kind, list(c.parents), c.start_byte,
                     c.end_byte, c.language, c.header_bytes, c.granularity, c.part, c.parts,

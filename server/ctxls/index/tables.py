@@ -110,6 +110,16 @@ class Tables:
     def refs(self) -> Refs | None:
         return self._get()[1]
 
+    @property
+    def decoded(self) -> bool:
+        return self._value is not None
+
+    def release(self) -> None:
+        """Back to the compact payload alone: a pass over every file (the search index's
+        build) decodes each once, and keeping them all decoded cost ~120 MiB on Django."""
+        if self._payload is not None:
+            self._value = None
+
     def name_set(self) -> frozenset[str]:
         return frozenset(self.names.split("\n")) if self.names else frozenset()
 
