@@ -144,8 +144,11 @@ async def prebuild(root: Path, cache: str, asked: list[tuple[str, str, str]]) ->
         t0 = time.perf_counter()
         await client.request("ctx/search", {"query": asked[0][0], "limit": 10})
         first = (time.perf_counter() - t0) * 1000
+        status = Path(f"/proc/{client.proc.pid}/status")
+        rss = next((line.split(":", 1)[1].strip() for line in status.read_text().splitlines()
+                    if line.startswith("VmRSS")), "?") if status.exists() else "?"
     print(f"search index built in the background: ready {built:.2f} s after the index; first "
-          f"ctx/search then {first:.1f} ms")
+          f"ctx/search then {first:.1f} ms; server RSS {rss}")
     if during:
         print(f"ctx/references while it builds: n={len(during)} p50 {pct(during, 50):.2f} ms, "
               f"p95 {pct(during, 95):.2f} ms; after: p50 {pct(after, 50):.2f} ms, "
