@@ -11,9 +11,9 @@ real server with its index ready:
      first call (which builds the search index) apart, then latency p50/p95, and how often
      the function the query was made from is among the top 10 hits;
   4. the search index built in the background after the scan (the default; 1-3 run with
-     ``searchPrebuild: false`` so that nothing else runs while they are timed): how long
-     after "index ready" it is ready, and ``ctx/references`` latency while it builds
-     against after, on the same sampled names.
+     ``searchPrebuild: false`` so that nothing else runs while they are timed), on a cold
+     then a warm cache folder: how long after "index ready" it is ready, the server's RSS,
+     and ``ctx/references`` latency while it builds against after, on the same names.
 
 Usage: python bench/chunks.py [CORPUS ...] [--queries N]
 """
@@ -118,11 +118,14 @@ async def measure(root: Path, n_queries: int) -> dict[str, object]:
         print(f"ctx/search, {len(ms)} queries from function names and docstrings: p50 "
               f"{pct(ms, 50):.2f} ms, p95 {pct(ms, 95):.2f} ms, mean {statistics.fmean(ms):.2f}"
               f" ms; the function itself in the top 10: {hit}/{len(ms)}")
-    await prebuild(root, cache, asked)
+    fresh = tempfile.mkdtemp(prefix="ctxls-bench-cache-")
+    await prebuild(root, fresh, asked, "cold cache")
+    await prebuild(root, fresh, asked, "warm cache")
     return {"stats": stats, "chunk_s": chunk_s, "ratio": ratio}
 
 
-async def prebuild(root: Path, cache: str, asked: list[tuple[str, str, str]]) -> None:
+async def prebuild(root: Path, cache: str, asked: list[tuple[str, str, str]], label: str
+                   ) -> None:
     """Section 4: the default, a search index built between requests after the scan."""
     async with await CtxClient.start(root, options={"cacheDir": cache}, wait_for_index=True,
                                      timeout=900) as client:
@@ -147,8 +150,8 @@ async def prebuild(root: Path, cache: str, asked: list[tuple[str, str, str]]) ->
         status = Path(f"/proc/{client.proc.pid}/status")
         rss = next((line.split(":", 1)[1].strip() for line in status.read_text().splitlines()
                     if line.startswith("VmRSS")), "?") if status.exists() else "?"
-    print(f"search index built in the background: ready {built:.2f} s after the index; first "
-          f"ctx/search then {first:.1f} ms; server RSS {rss}")
+    print(f"search index built in the background ({label}): ready {built:.2f} s after the "
+          f"index; first ctx/search then {first:.1f} ms; server RSS {rss}")
     if during:
         print(f"ctx/references while it builds: n={len(during)} p50 {pct(during, 50):.2f} ms, "
               f"p95 {pct(during, 95):.2f} ms; after: p50 {pct(after, 50):.2f} ms, "

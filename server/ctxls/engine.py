@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -713,12 +714,23 @@ class Engine:
             if tables is not None and not was:
                 tables.release()
 
+    def _open_search(self) -> SearchIndex:
+        """On disk beside the first root's reference index when the index persists."""
+        store = next(iter(self.stores.values()), None) if self.options.persist else None
+        if store is None:
+            return SearchIndex()
+        try:
+            return SearchIndex(store.path.with_suffix(".search.sqlite"), store.fingerprint)
+        except sqlite3.Error as exc:  # no cache is better than no search
+            log.warning("search index in memory: %s", exc)
+            return SearchIndex()
+
     def search_step(self, limit: int | None) -> bool:
         """Bring the search index up to date, chunking at most ``limit`` stale files (all
         when None); True when it is current. The server calls it between requests after the
         scan, so the first ctx/search finds it built. A call without a limit (a search)
         looks at every file again, so edits made since are folded in."""
-        index = self._search or SearchIndex()
+        index = self._search or self._open_search()
         self._search = index
         if self._search_queue is None or limit is None:
             live = {e.path: e.digest for e in self.entries.values() if _searchable(e)}

@@ -405,6 +405,17 @@ async def test_the_search_index_is_built_after_the_scan_unless_told_not_to(tmp_p
         assert status["searchReady"] and status["searchIndexed"] == 40  # before any search
         found = await ctx.request("ctx/search", {"query": "helper_17"})
         assert found["hits"][0]["symbol"] == "helper_17"
+    cache = tmp_path / "cache"
+    for _ in range(2):  # persisted beside the reference index, and read back on a restart
+        async with await CtxClient.start(ws, options={"cacheDir": str(cache)},
+                                         wait_for_index=True) as ctx:
+            for _ in range(200):
+                if (await ctx.request("ctx/status", {}))["searchReady"]:
+                    break
+                await asyncio.sleep(0.05)
+            found = await ctx.request("ctx/search", {"query": "helper_17"})
+            assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40
+        assert len(list(cache.glob("*.search.sqlite"))) == 1
     async with await CtxClient.start(ws, options={"persist": False, "searchPrebuild": False},
                                      wait_for_index=True) as ctx:
         await asyncio.sleep(0.3)

@@ -126,3 +126,26 @@ def test_minified_javascript_is_indexed_by_names() -> None:
     lang = languages.for_path("x.js")
     assert generated("static/vendor/jquery.min.js", b"!function(e){}", lang)
     assert not generated("static/app.js", b"function app() {}\n", lang)
+
+
+def test_a_search_index_on_disk_outlives_its_server_and_survives_corruption(
+        tmp_path: Path) -> None:
+    from ctxls.index.search import SearchIndex
+
+    db = tmp_path / "x.search.sqlite"
+    index = SearchIndex(db, "v1")
+    for path in ("billing/cache.py", "auth/tokens.py"):
+        index.put(path, f"digest-{path}", chunks_of(path, (EXAMPLE / path).read_bytes()))
+    index.forget("auth/tokens.py")
+    index.db.close()
+    again = SearchIndex(db, "v1")  # a restart: rows and hashes are there, nothing re-chunked
+    assert again.digests == {"billing/cache.py": "digest-billing/cache.py"}
+    assert again.search("evict least recently used")[0].chunk_id == \
+        "billing/cache.py::ShardedLRUCache._evict"
+    again.db.close()
+    assert SearchIndex(db, "v2").digests == {}  # another chunker: its rows are dropped
+    db.write_bytes(b"not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"x.search.sqlite{suffix}").unlink(missing_ok=True)
+    rebuilt = SearchIndex(db, "v2")
+    assert rebuilt.digests == {} and rebuilt.search("evict") == []

@@ -5,19 +5,34 @@ underscores (``ShardedLRUCache`` is also ``sharded lru cache``), and the chunk's
 (its code and docstrings, not the lineage header every sibling repeats). Results are
 deduplicated across granularities: a result set never holds a method and the class chunk
 that already contains it; the better-ranked of the two stays.
+
+With a path, the index lives in the cache folder beside the reference index and outlives
+the server: a restart re-chunks only the files whose content hash changed. It is a cache
+(written without fsync); a file it cannot read is deleted and built again.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 import threading
+from pathlib import Path
 
 import attrs
 
 from ctxls.index.chunks import BODY_MARK, Chunk
 
+log = logging.getLogger(__name__)
+
 WEIGHTS = (6.0, 2.0, 1.0)  # symbol, split identifiers, text
+TABLES = {
+    "chunks": "CREATE VIRTUAL TABLE chunks USING fts5(symbol, words, body, "
+              "tokenize = 'unicode61')",
+    "meta": "CREATE TABLE meta (id INTEGER PRIMARY KEY, chunk_id TEXT, path TEXT, "
+            "symbol TEXT, kind TEXT, granularity TEXT, parents TEXT)",
+    "files": "CREATE TABLE files (path TEXT PRIMARY KEY, digest TEXT NOT NULL)",
+}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
@@ -44,14 +59,42 @@ class Hit:
 
 
 class SearchIndex:
-    def __init__(self) -> None:
-        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+    def __init__(self, path: Path | None = None, fingerprint: str = "") -> None:
+        """In memory, or in the SQLite file ``path``; rows written by another
+        ``fingerprint`` (another version of the chunker) are dropped."""
+        self.path = path
         self.lock = threading.Lock()
-        self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(symbol, words, body, "
-                        "tokenize = 'unicode61')")
-        self.db.execute("CREATE TABLE meta (id INTEGER PRIMARY KEY, chunk_id TEXT, path TEXT, "
-                        "symbol TEXT, kind TEXT, granularity TEXT, parents TEXT)")
-        self.digests: dict[str, str] = {}  # path -> content hash the rows were built from
+        self.db = self._open(fingerprint)
+        # path -> content hash the rows were built from
+        self.digests: dict[str, str] = dict(self.db.execute("SELECT path, digest FROM files"))
+
+    def _open(self, fingerprint: str) -> sqlite3.Connection:
+        for attempt in (1, 2):
+            try:
+                db = sqlite3.connect(str(self.path) if self.path else ":memory:",
+                                     check_same_thread=False, timeout=10)
+                if self.path is not None:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=OFF")  # a cache: rebuilt if it breaks
+                db.execute("CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT)")
+                row = db.execute("SELECT value FROM about WHERE key = 'fingerprint'").fetchone()
+                if row is None or row[0] != fingerprint:
+                    for name, create in TABLES.items():
+                        db.execute(f"DROP TABLE IF EXISTS {name}")
+                        db.execute(create)
+                    db.execute("CREATE INDEX meta_path ON meta (path)")
+                    db.execute("INSERT OR REPLACE INTO about VALUES ('fingerprint', ?)",
+                               (fingerprint,))
+                    db.commit()
+                db.execute("SELECT count(*) FROM files").fetchone()
+                return db
+            except sqlite3.DatabaseError as exc:  # corrupt or not a database: start over
+                if self.path is None or attempt == 2:
+                    raise
+                log.warning("search index %s unreadable (%s); rebuilding", self.path, exc)
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        raise AssertionError("unreachable")
 
     def put(self, path: str, digest: str, chunks: list[Chunk]) -> None:
         with self.lock, self.db:
@@ -68,10 +111,13 @@ class SearchIndex:
                 self.db.execute("INSERT INTO chunks (rowid, symbol, words, body) VALUES "
                                 "(?, ?, ?, ?)",
                                 (cur.lastrowid, f"{name} {words(name)}", words(body), body))
+            self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, digest))
             self.digests[path] = digest
 
     def forget(self, path: str) -> None:
         self.put(path, "", [])
+        with self.lock, self.db:
+            self.db.execute("DELETE FROM files WHERE path = ?", (path,))
         self.digests.pop(path, None)
 
     def search(self, query: str, limit: int = 10) -> list[Hit]:
