@@ -681,8 +681,8 @@ class Engine:
         return summarize(records, params.max_tokens)
 
     def search(self, params: p.SearchParams) -> p.SearchResult:
-        """BM25 over the symbol chunks of every indexed file (built on first use, then kept
-        current file by file as their content hashes change)."""
+        """BM25 over the symbol chunks of every indexed file (see ``search_step``: built
+        after the scan or here, then kept current file by file by content hash)."""
         if not params.query.strip():
             raise InvalidParams("`query` is empty")
         index = self._search_index()
@@ -733,8 +733,8 @@ class Engine:
         index = self._search or self._open_search()
         self._search = index
         if self._search_queue is None or limit is None:
-            live = {e.path: e.digest for e in self.entries.values() if _searchable(e)}
-            for gone in set(index.digests) - set(live):
+            live = {e.path for e in self.entries.values() if _searchable(e)}
+            for gone in set(index.digests) - live:
                 index.forget(gone)
             self._search_queue = sorted(k for k, e in self.entries.items()
                                         if _searchable(e) and index.digests.get(e.path)

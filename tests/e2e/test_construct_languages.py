@@ -48,23 +48,25 @@ async def test_construct_in_every_language(tmp_path: Path, root: str, path: str,
 
 
 STATE_CASES = [  # (file, source, target, methods that must travel, one that must not)
+    # Each constructor sets only what the target does not touch: it travels as the
+    # constructor (the grammar's `constructors`), not as a mutator.
     ("cart.ts",
-     "export class Cart {\n  private items: string[];\n  private total = 0;\n"
-     "  constructor() {\n    this.items = [];\n  }\n"
+     "export class Cart {\n  private items: string[] = [];\n  private total = 0;\n"
+     "  constructor() {\n    this.total = 1;\n  }\n"
      "  add(sku: string): void {\n    this.items.push(sku);\n  }\n"
      "  clear(): void {\n    this.items = [];\n  }\n"
      "  label(): string {\n    return 'cart';\n  }\n"
      "  count(): number {\n    return this.items.length;\n  }\n}\n",
      "Cart.count", {"Cart.constructor", "Cart.add", "Cart.clear"}, "Cart.label"),
     ("Cart.java",
-     "class Cart {\n  private java.util.List<String> items;\n"
-     "  Cart() {\n    this.items = new java.util.ArrayList<>();\n  }\n"
+     "class Cart {\n  private java.util.List<String> items = new java.util.ArrayList<>();\n"
+     "  private String name;\n  Cart() {\n    this.name = \"cart\";\n  }\n"
      "  void add(String sku) {\n    this.items.add(sku);\n  }\n"
      "  String label() {\n    return \"cart\";\n  }\n"
      "  int count() {\n    return this.items.size();\n  }\n}\n",
      "Cart.count", {"Cart.Cart", "Cart.add"}, "Cart.label"),
     ("cart.rb",
-     "class Cart\n  def initialize\n    @items = []\n  end\n\n"
+     "class Cart\n  def initialize\n    @name = 'cart'\n  end\n\n"
      "  def add(sku)\n    @items << sku\n  end\n\n"
      "  def label\n    'cart'\n  end\n\n"
      "  def count\n    @items.size\n  end\nend\n",

@@ -62,6 +62,13 @@ async def build(ctx: CtxClient) -> dict[str, Any]:
     return result
 
 
+async def pricing(ctx: CtxClient, **extra: Any) -> dict[str, Any]:
+    """The window for billing/pricing.py::compute_line_total under the workspace's policy."""
+    result: dict[str, Any] = await ctx.request("ctx/construct", {
+        "path": "billing/pricing.py", "target": {"symbol": "compute_line_total"}, **extra})
+    return result
+
+
 async def test_each_rule_shapes_the_window_and_edits_apply_live(tmp_path: Path) -> None:
     ws = shape(tmp_path)
     async with await CtxClient.start(ws, options={"persist": False},
@@ -204,14 +211,11 @@ async def test_the_policy_sets_the_ceiling_and_switches_roles_off(tmp_path: Path
         "version: 1\nfirst_turn_ceiling: 3000\nroles: [target, interfaces]\n")
     async with await CtxClient.start(ws, options={"persist": False},
                                      wait_for_index=True) as ctx:
-        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
-                                                "target": {"symbol": "compute_line_total"}})
+        r = await pricing(ctx)
         assert r["ceiling"] == 3000 and r["tokenCount"] <= 3000
         assert not any(w["role"] in ("tests", "call_sites") for w in r["window"])
         assert any(b["step"] == "role-off" for b in r["budgetLog"])
-        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
-                                                "target": {"symbol": "compute_line_total"},
-                                                "ceiling": 5000})
+        r = await pricing(ctx, ceiling=5000)
         assert r["ceiling"] == 5000  # the request wins
 
 
@@ -221,8 +225,7 @@ async def test_view_names_shows_a_path_by_names_only(tmp_path: Path) -> None:
         'version: 1\nexclude:\n  - glob: "billing/money.py"\n    view: names\n')
     async with await CtxClient.start(ws, options={"persist": False},
                                      wait_for_index=True) as ctx:
-        r = await ctx.request("ctx/construct", {"path": "billing/pricing.py",
-                                                "target": {"symbol": "compute_line_total"}})
+        r = await pricing(ctx)
     money = [w for w in r["window"] if w["path"] == "billing/money.py"]
     assert money and all(w["rendering"] in ("name", "pointer") for w in money)
     assert all(w["writable"] for w in money)  # names only, but not declared read-only

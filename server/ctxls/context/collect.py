@@ -198,15 +198,16 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
          "name": _name_line(v, decl)},
         path=v.loc.path, symbol=decl.qualname, rows=own, key=home_key))
 
+    cls_name = decl.parents[-1] if decl.parents else ""
+    cls_decl = next((d for d in v.outline.decls if d.qualname == cls_name), None) \
+        if info is not None and cls_name else None
     # The attributes the target's class keeps on self, where each is first set, when the
     # skeleton does not show that line (set outside __init__, or in a long class).
-    if info is not None and decl.parents:
-        cls_name = decl.parents[-1]
-        cls_decl = next((d for d in v.outline.decls if d.qualname == cls_name), None)
+    if cls_decl is not None:
         shown_rows = {r for a, b in sk.shown for r in range(a, b + 1)}
         first: dict[str, int] = {}
         sets_field = v.lang.sets_field if v.lang else None
-        if cls_decl is not None and sets_field is not None:
+        if sets_field is not None:
             for row in range(cls_decl.span.start_row, cls_decl.span.last_row + 1):
                 for m in sets_field.finditer(v.lines[row]):
                     first.setdefault(m.group(1), row)
@@ -224,11 +225,8 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
     # The classes the target's class inherits from, as far as they are in the project: the
     # members `self.` and `super()` reach there (their signatures and the lines that set
     # their attributes).
-    if info is not None and decl.parents:
-        cls_decl = next((d for d in v.outline.decls if d.qualname == decl.parents[-1]
-                         and d.kind == "class"), None)
-        bases = list(engine.refs.ancestors(info, cls_decl))[1 : 1 + MAX_BASES] \
-            if cls_decl is not None else []
+    if info is not None and cls_decl is not None and cls_decl.kind == "class":
+        bases = list(engine.refs.ancestors(info, cls_decl))[1 : 1 + MAX_BASES]
         for base_key, base_name in bases:
             bv = _view(engine, out, base_key)
             bd = next((d for d in bv.outline.decls if d.qualname == base_name), None) \
@@ -243,7 +241,7 @@ def collect(engine: Engine, params: p.ConstructParams) -> Collected:
                 if base_sets is not None and base_sets.search(bv.lines[row]):
                     rows.append((row, row))
             items.append(Evidence(
-                "", "03", "symbol", "", f"03: {decl.parents[-1]} inherits from it", "interfaces",
+                "", "03", "symbol", "", f"03: {cls_name} inherits from it", "interfaces",
                 "base", {"signature": _text(engine, bv, rows), "name": _name_line(bv, bd)},
                 path=bv.loc.path, symbol=bd.qualname, key=f"{bv.loc.path}::{bd.qualname}::base"))
 
@@ -326,7 +324,7 @@ def _interfaces(engine: Engine, out: Collected, v: View, info: FileInfo | None, 
     # when the target uses it, above); then the modules it uses by attribute (`import m`,
     # `from pkg import m`), each as the definition lines of its public interface.
     imported: dict[str, list[Decl]] = {}
-    modules: dict[str, set[str]] = {}
+    modules: dict[str, None] = {}  # files, in first-import order
     if info is not None:
         for imp in info.refs.imports:
             mod_file = engine.refs.module_file(engine.refs.absolute(info, imp))
@@ -338,7 +336,7 @@ def _interfaces(engine: Engine, out: Collected, v: View, info: FileInfo | None, 
                 mod_file = engine.refs.module_file(
                     f"{engine.refs.absolute(info, imp)}.{imp.name}")
             if mod_file is not None and mod_file.key != info.key:
-                modules.setdefault(mod_file.key, set())
+                modules.setdefault(mod_file.key)
     for key, defs in imported.items():
         iv = engine.view(engine.locate(path=key))
         shown = [d for d in defs if f"{iv.loc.path}::{d.qualname}" not in
@@ -351,11 +349,11 @@ def _interfaces(engine: Engine, out: Collected, v: View, info: FileInfo | None, 
             {"signature": _text(engine, iv, [r for d in shown for r in _sig_rows(d)]),
              "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
-    for key, used in list(modules.items())[:MAX_MODULES]:
+    for key in list(modules)[:MAX_MODULES]:
         mv = engine.view(engine.locate(path=key))
         if mv.outline is None:
             continue
-        skip = used | {d.qualname for d in imported.get(key, [])}
+        skip = {d.qualname for d in imported.get(key, [])}
         public = [d for d in mv.outline.decls
                   if d.qualname not in skip and not d.name.startswith("_")
                   and not any(part.startswith("_") for part in d.parents)
@@ -388,8 +386,7 @@ def _impact(engine: Engine, out: Collected, params: p.ConstructParams, v: View,
         resolved, candidates = references(engine.refs, info.key, decl)
     else:  # no reference table for this language: word matches, counted as unproven
         candidates = engine._mentions(v, decl)
-    is_test = _is_test
-    callers = [r for r in resolved if not is_test(r.path)]
+    callers = [r for r in resolved if not _is_test(r.path)]
     if params.intent == "rename":
         listing = [f"{r.path}:{r.call.row + 1}:{r.call.col + 1} in {r.enclosing or '<module>'}"
                    f": {_line(engine, out, r.key, r.call.row)}" for r in resolved]
@@ -427,7 +424,7 @@ def _impact(engine: Engine, out: Collected, params: p.ConstructParams, v: View,
             "", "06", "graph_edge", "", f"06: name match only ({r.why})"[:200], "call_sites",
             "candidate-caller", {"name": Text(f"{r.path}:{r.call.row + 1}\n")},
             path=r.path, symbol=r.enclosing, key=f"{r.path}:{r.call.row}"))
-    hits = tests_for(engine.refs, info.key, decl, is_test) if info is not None else []
+    hits = tests_for(engine.refs, info.key, decl, _is_test) if info is not None else []
     named = {n.rsplit("::", 1)[-1].rsplit(".", 1)[-1]: n
              for ob in params.obligations for n in ob.tests}
     seen_tests: set[str] = set()

@@ -29,6 +29,7 @@ CRITICAL = {"review": (*FAILING, "patch")}
 def critical(intent: str) -> tuple[str, ...]:
     return CRITICAL.get(intent, FAILING)
 
+
 # Representations, richest first: a stage may only move an item down this list. For the
 # target: `compact` is its skeleton without docstrings; `excerpt` its own lines with their
 # lineage (imports, enclosing declarations, the same-file definitions it uses) and the
