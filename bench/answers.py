@@ -13,7 +13,7 @@ answers too. Timing fields are dropped; everything else is compared as JSON.
 
 Usage:
   .venv/bin/python bench/answers.py record OUT.jsonl WORKSPACE [WORKSPACE ...]
-  .venv/bin/python bench/answers.py compare OLD.jsonl NEW.jsonl [--show 5]
+  .venv/bin/python bench/answers.py compare OLD.jsonl NEW.jsonl [--show 5] [--same 'A=>B']
 """
 
 from __future__ import annotations
@@ -123,16 +123,20 @@ async def record_one(root: Path, out: Any, per_file: int, ceilings: list[int]) -
         return rec.n
 
 
-def compare(old: Path, new: Path, show: int) -> int:
-    def load(p: Path) -> dict[str, Any]:
+def compare(old: Path, new: Path, show: int, same: list[str]) -> int:
+    """``same``: ``OLD=>NEW`` substitutions made in the old answers first (a deliberate change
+    of wording, so that everything else is still compared)."""
+    def load(p: Path, subs: list[tuple[str, str]] = []) -> dict[str, Any]:  # noqa: B006
         out: dict[str, Any] = {}
         for line in p.read_text(encoding="utf-8").splitlines():
+            for a, b in subs:
+                line = line.replace(a, b)
             rec = json.loads(line)
             key = json.dumps([rec["method"], rec["params"]], sort_keys=True)
             out.setdefault(key, []).append(rec.get("result", rec.get("error")))
         return out
 
-    a, b = load(old), load(new)
+    a, b = load(old, [tuple(x.split("=>", 1)) for x in same]), load(new)  # type: ignore[misc]
     missing = [k for k in a if k not in b]
     extra = [k for k in b if k not in a]
     changed = [k for k in a if k in b and a[k] != b[k]]
@@ -160,9 +164,11 @@ def main() -> None:
     c.add_argument("old", type=Path)
     c.add_argument("new", type=Path)
     c.add_argument("--show", type=int, default=5)
+    c.add_argument("--same", action="append", default=[], metavar="OLD=>NEW",
+                   help="a deliberate change of wording: replace OLD by NEW in the old answers")
     args = ap.parse_args()
     if args.cmd == "compare":
-        sys.exit(compare(args.old, args.new, args.show))
+        sys.exit(compare(args.old, args.new, args.show, args.same))
     ceilings = [int(x) for x in args.ceilings.split(",")]
     with args.out.open("w", encoding="utf-8") as out:
         for root in args.roots:

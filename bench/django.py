@@ -14,7 +14,7 @@ Prints, in one run, on the sdist from the package registry (unpacked on first us
 
 Targets (issue 4) are printed beside the figures; nothing is asserted about time.
 Raw figures go to bench/out/django.json. ``--profile`` adds a cProfile of the in-process
-scan (index_file) and of ``Engine.references`` over the sample, written to bench/out/.
+scan (index_file) and of ``requests.refs.references`` over the sample, written to bench/out/.
 
 Usage: python bench/django.py [ROOT] [--symbols N] [--skip-jedi] [--profile]
 """
@@ -406,32 +406,32 @@ def profile_phases(root: Path) -> None:
     """The server's start-up phases, one after another in-process (in the server the walk,
     warm start and persist run in a thread, which cProfile of its main thread cannot see)."""
     from ctxls.config import Options
-    from ctxls.engine import Engine
     from ctxls.index.scan import index_batch
+    from ctxls.workspace import Workspace
 
     cache = Path(tempfile.mkdtemp(prefix="ctxls-bench-cache-"))
     try:
         for label in ("cold", "warm"):
-            print(f"\nprofile: {label} start-up phases in-process (same steps as lsp/server.py "
-                  "_scan)")
+            print(f"\nprofile: {label} start-up phases in-process (same steps as "
+                  "lsp/background.py scan)")
             opts = Options()
             if hasattr(opts, "cache_dir"):
                 opts.cache_dir = str(cache)
-            engine = Engine([root], opts)
+            ws = Workspace([root], opts)
             t: dict[str, float] = {}
             t0 = time.perf_counter()
-            plan = engine.scan_plan()
+            plan = ws.scan_plan()
             t["walk (scan_plan)"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            if hasattr(engine, "warm_start"):
-                hits, misses = (_timed_profile("warm_start", engine.warm_start, plan)
-                                if label == "warm" else engine.warm_start(plan))
+            if hasattr(ws, "warm_start"):
+                hits, misses = (_timed_profile("warm_start", ws.warm_start, plan)
+                                if label == "warm" else ws.warm_start(plan))
             else:
                 hits, misses = [], plan
             t["warm_start (read, hash, unpickle)"] = time.perf_counter() - t0
             t0 = time.perf_counter()
-            engine.add(hits)
-            t["engine.add(cache hits)"] = time.perf_counter() - t0
+            ws.add(hits)
+            t["workspace.add(cache hits)"] = time.perf_counter() - t0
             coded = sum(1 for rel, _ in misses if languages.for_path(rel) is not None)
             t0 = time.perf_counter()
             fresh = []
@@ -458,20 +458,20 @@ def profile_phases(root: Path) -> None:
                       "below)")
                 del blob
             t0 = time.perf_counter()
-            engine.add(fresh)
-            t["engine.add(fresh)"] = time.perf_counter() - t0
-            if fresh and hasattr(engine, "persist"):
+            ws.add(fresh)
+            t["workspace.add(fresh)"] = time.perf_counter() - t0
+            if fresh and hasattr(ws, "persist"):
                 t0 = time.perf_counter()
                 if label == "cold":
-                    _timed_profile("persist", engine.persist, fresh)
+                    _timed_profile("persist", ws.persist, fresh)
                 else:
-                    engine.persist(fresh)
+                    ws.persist(fresh)
                 t["persist (pickle + SQLite)"] = time.perf_counter() - t0
             print(f"  {len(plan)} files listed, {len(hits)} cache hits, {len(misses)} misses")
             for k, v in t.items():
                 print(f"  {k}: {v:.2f} s")
             print(f"  sum: {sum(t.values()):.2f} s")
-            for store in getattr(engine, "stores", {}).values():
+            for store in getattr(ws, "stores", {}).values():
                 store.close()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
@@ -479,29 +479,29 @@ def profile_phases(root: Path) -> None:
 
 def profile(root: Path, symbols: list[Symbol]) -> None:
     """Start-up phases, cProfile of the in-process scan (one process) and of
-    Engine.references."""
+    ctx/references answered in-process."""
     OUT.mkdir(exist_ok=True)
     profile_phases(root)
     from ctxls import protocol as p
     from ctxls.config import Options
-    from ctxls.engine import Engine
     from ctxls.index.scan import index_batch
+    from ctxls.requests.refs import references
+    from ctxls.workspace import Workspace
 
     OUT.mkdir(exist_ok=True)
-    engine = Engine([root], Options(persist=False) if hasattr(Options(), "persist")
-                    else Options())
-    plan = engine.scan_plan()
+    ws = Workspace([root], Options(persist=False))
+    plan = ws.scan_plan()
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
-    entries = index_batch(plan, engine.options.max_file_bytes)
+    entries = index_batch(plan, ws.options.max_file_bytes)
     prof.disable()
     t_scan = time.perf_counter() - t0
     t0 = time.perf_counter()
-    engine.add(entries)
+    ws.add(entries)
     t_add = time.perf_counter() - t0
     print(f"\nprofile: in-process scan of {len(plan)} files, 1 process: index_batch "
-          f"{t_scan:.2f} s (under cProfile), engine.add {t_add:.2f} s")
+          f"{t_scan:.2f} s (under cProfile), workspace.add {t_add:.2f} s")
     prof.dump_stats(OUT / "django-scan.prof")
     pstats.Stats(prof).sort_stats("tottime").print_stats(15)
 
@@ -512,10 +512,10 @@ def profile(root: Path, symbols: list[Symbol]) -> None:
         t0 = time.perf_counter()
         prof.enable()
         with contextlib.suppress(Exception):
-            engine.references(params)
+            references(ws.snapshot(s.path, refs=True), params)
         prof.disable()
         lat.append((time.perf_counter() - t0) * 1000)
-    print(summary("profile: Engine.references in-process (under cProfile)", lat))
+    print(summary("profile: ctx/references in-process (under cProfile)", lat))
     prof.dump_stats(OUT / "django-references.prof")
     st = pstats.Stats(prof)
     st.sort_stats("cumulative").print_stats(25)

@@ -124,7 +124,7 @@ async def _chunks(args: argparse.Namespace) -> int:
             return 1
     for result in results:
         for c in result.chunks:
-            if args.jsonl:  # seed 001's field names (snake_case), what indexers store
+            if args.jsonl:  # snake_case field names, what indexers store
                 print(json.dumps(attrs.asdict(c), ensure_ascii=False))
             else:
                 print(f"{c.chunk_id}  {c.kind}  {c.granularity}  {c.tokens} tokens  "

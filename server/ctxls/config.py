@@ -10,7 +10,7 @@ from ctxls.tokens import DEFAULT_ENCODING
 
 @attrs.define
 class RankingOptions:
-    """The single ranking call (spec 08 §4): an OpenAI-compatible chat-completions API."""
+    """The single ranking call: an OpenAI-compatible chat-completions API."""
 
     base_url: str
     model: str

@@ -1,4 +1,4 @@
-"""The context policy file, ``.agent/context-policy.yaml`` (seed 003).
+"""The context policy file, ``.agent/context-policy.yaml``.
 
 A repository states, versioned with its code, what enters an agent's context and how: the
 first-turn ceiling, the roles and their reservations, and exceptions (``exclude`` rules).

@@ -313,7 +313,7 @@ class OmittedItem:
 
 @attrs.define
 class RankingInfo:
-    """The one model call (spec 08 §4): whether it fired, and how it went."""
+    """The one model call: whether it fired, and how it went."""
 
     fired: bool
     reason: str  # why it did not fire, why its answer was discarded, or "ok"

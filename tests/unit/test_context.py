@@ -15,15 +15,18 @@ from ctxls.tokens import tokenizer
 count = tokenizer().count
 
 
-def ev(relation: str, kind: str = "symbol", *, source: str = "03", role: str = "interfaces",
+def ev(relation: str, kind: str | None = None, *, source: str | None = None,
        path: str | None = "m.py", symbol: str | None = None, key: str = "",
        renderings: dict[str, Text] | None = None, **kw: object) -> Evidence:
+    """An item of ``relation``; its role, and unless given its kind and source, come from
+    the relations table."""
     r = renderings if renderings is not None else {
         "verbatim": Text("1 | def f():\n2 |     return 1\n", ((0, 1),)),
         "signature": Text("1 | def f():\n", ((0, 0),)),
         "name": Text("m.py:1 function f\n")}
-    return Evidence("", source, kind, "", f"{source}: test", role, relation, r, path=path,
-                    symbol=symbol, key=key, **kw)  # type: ignore[arg-type]
+    given = {k: v for k, v in (("kind", kind), ("source", source)) if v is not None}
+    return Evidence(relation=relation, provenance="test", renderings=r,  # type: ignore[arg-type]
+                    path=path, symbol=symbol, key=key, **given, **kw)
 
 
 def numbered(first: int, lines: list[str]) -> Text:
@@ -36,7 +39,7 @@ def test_pool_numbers_caps_and_queues_by_source_priority() -> None:
     big = Text("x" * 9000 + "\n")
     items = [ev("target", "changed_entity", source="05", renderings={"verbatim": big})]
     items += [ev("retrieved", "retrieved_hit", source="04") for _ in range(300)]
-    items.append(ev("plan", "plan_node", source="07", role="core"))
+    items.append(ev("plan", "plan_node", source="07"))
     items[0] = attrs.evolve(items[0], provenance="p" * 500)
     got, queued = pool.assemble(items)
     assert [e.id for e in got[:2]] == ["E1", "E2"]  # pool order, numbered from 1
@@ -59,7 +62,7 @@ def test_gate_drivers_residue_and_rejection() -> None:
         ev("dependency", key="m.py::g"),
         ev("caller", "graph_edge", source="06", key="c.py:3"),
         ev("candidate-caller", "graph_edge", source="06", key="d.py:9"),
-        ev("live", "traceback", source="live", role="live", path=None),
+        ev("live", "traceback", source="live", path=None),
         ev("retrieved", "retrieved_hit", source="04", key="m.py::g", score=0.2),
         ev("retrieved", "retrieved_hit", source="04", key="x.py::h", score=0.9),
     ])
@@ -100,7 +103,7 @@ def test_the_representation_table(kind: str, relation: str, want: str) -> None:
 
 
 def test_representation_misses_intents_and_reasoned_tests() -> None:
-    assert render.choose(ev("odd", "config"), "edit", frozenset()) == ("signature", True)
+    assert render.choose(ev("dependency", "config"), "edit", frozenset()) == ("signature", True)
     assert render.choose(ev("target", "changed_entity"), "rename", frozenset())[0] == \
         "signature"
     assert render.choose(ev("test", "downstream_obligation", key="t"), "edit",
@@ -149,7 +152,7 @@ def test_dedup_keeps_the_strongest_role_and_points_the_rest() -> None:
 
 def test_the_same_output_twice_survives_as_its_freshest_failure() -> None:
     text = {"verbatim": Text("ValueError: boom\n"), "pointer": Text("[masked]\n")}
-    items = [Placed(attrs.evolve(ev("live", k, source="live", role="live", path=None,
+    items = [Placed(attrs.evolve(ev("live", k, source="live", path=None,
                                     key="live:same", order=o, renderings=text), id=f"E{o}"),
                     "verbatim")
              for k, o in [("tool_output", 1), ("traceback", 2), ("tool_output", 3)]]
@@ -160,14 +163,14 @@ def test_the_same_output_twice_survives_as_its_freshest_failure() -> None:
 
 # ---- (f) order ----------------------------------------------------------------------------
 def test_order_puts_critical_content_at_the_edges() -> None:
-    items = [Placed(ev(r, k, role=role, order=o, key=f"{r}{o}", path=None), rend)
-             for r, k, role, o, rend in [
-                 ("caller", "graph_edge", "call_sites", 0, "signature"),
-                 ("live", "test_output", "live", 2, "verbatim"),
-                 ("target", "changed_entity", "target", 0, "verbatim"),
-                 ("live", "tool_output", "live", 3, "verbatim"),
-                 ("task", "plan_node", "core", 0, "verbatim"),
-                 ("test", "downstream_obligation", "tests", 0, "name"),
+    items = [Placed(ev(r, k, order=o, key=f"{r}{o}", path=None), rend)
+             for r, k, o, rend in [
+                 ("caller", "graph_edge", 0, "signature"),
+                 ("live", "test_output", 2, "verbatim"),
+                 ("target", "changed_entity", 0, "verbatim"),
+                 ("live", "tool_output", 3, "verbatim"),
+                 ("task", "plan_node", 0, "verbatim"),
+                 ("test", "downstream_obligation", 0, "name"),
              ]]
     placed = order.place(items)
     assert [p.item.relation for p in placed][:2] == ["task", "target"]
@@ -176,7 +179,7 @@ def test_order_puts_critical_content_at_the_edges() -> None:
 
 
 def test_a_review_ends_with_the_patch_it_judges() -> None:
-    items = [Placed(ev("live", k, role="live", order=o, key=f"l{o}", path=None), "verbatim")
+    items = [Placed(ev("live", k, order=o, key=f"l{o}", path=None), "verbatim")
              for k, o in [("patch", 2), ("test_output", 1), ("tool_output", 3)]]
     assert order.place(items)[-1].item.kind == "test_output"  # edit: the failure ends it
     assert order.place(items, critical("review"))[-1].item.kind == "patch"
@@ -186,23 +189,23 @@ def test_a_review_ends_with_the_patch_it_judges() -> None:
 def _window(n_tests: int = 12) -> list[Placed]:
     body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 120)]
     items = [
-        Placed(ev("task", "plan_node", source="07", role="core", path=None,
+        Placed(ev("task", "plan_node", source="07", path=None,
                   renderings={"verbatim": Text("Make refresh honour the grace period.\n")}),
                "verbatim"),
-        Placed(ev("target", "changed_entity", source="05", role="target", symbol="f",
+        Placed(ev("target", "changed_entity", source="05", symbol="f",
                   renderings={"verbatim": numbered(0, ["def f():", *body]),
                               "signature": numbered(0, ["def f():"])}), "verbatim"),
     ]
-    items += [Placed(ev("test", "downstream_obligation", source="06", role="tests",
+    items += [Placed(ev("test", "downstream_obligation", source="06",
                         path="t.py", key=f"t{i}", renderings={
                             "verbatim": numbered(10 * i, [f"def test_{i}():", *body[:8]]),
                             "name": Text(f"t.py:{10 * i + 1} test_{i}\n")}), "verbatim")
               for i in range(n_tests)]
-    items += [Placed(ev("live", "tool_output", source="live", role="live", path=None, order=i,
+    items += [Placed(ev("live", "tool_output", source="live", path=None, order=i,
                         renderings={"verbatim": Text("ok\n" * 300),
                                     "pointer": Text("[tool output masked]\n")}), "verbatim")
               for i in range(2)]
-    items.append(Placed(ev("live", "traceback", source="live", role="live", path=None,
+    items.append(Placed(ev("live", "traceback", source="live", path=None,
                            order=5, renderings={"verbatim": Text(
                                "".join(f"  frame {i}\n" for i in range(300))
                                + "ValueError: grace\n")}), "verbatim"))
@@ -226,7 +229,7 @@ def test_budget_under_pressure_logs_the_ladder_and_fits() -> None:
 def test_budget_protects_the_patch_in_a_review() -> None:
     items = _window()
     patch = "".join(f"+    grace_{i} = clock.now()\n" for i in range(200))
-    items.insert(-1, Placed(ev("live", "patch", source="live", role="live", path=None,
+    items.insert(-1, Placed(ev("live", "patch", source="live", path=None,
                                order=6, renderings={"verbatim": Text(patch),
                                                     "pointer": Text("[patch masked]\n")}),
                             "verbatim"))
@@ -243,11 +246,11 @@ def test_budget_protects_the_patch_in_a_review() -> None:
 def test_unspent_tokens_lift_a_demoted_target_back_up_its_ladder() -> None:
     body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 400)]
     body[5] = "    zeta = grace(zeta)"  # the task's terms are near the top
-    target = ev("target", "changed_entity", source="05", role="target", symbol="f",
+    target = ev("target", "changed_entity", source="05", symbol="f",
                 renderings={"verbatim": numbered(0, ["def f():", *body]),
                             "excerpt": numbered(0, ["def f():", *body[:60]]),
                             "signature": numbered(0, ["def f():"])})
-    task = ev("task", "plan_node", source="07", role="core", path=None,
+    task = ev("task", "plan_node", source="07", path=None,
               renderings={"verbatim": Text("Make f honour the grace period.\n")})
     used = ev("dependency", key="m.py::g", renderings={  # the excerpt's last line
         "signature": numbered(60, [body[59]]), "name": Text("m.py:61 g\n")})
@@ -305,11 +308,11 @@ def test_the_window_never_exceeds_its_ceiling(ceiling: int, tests: int,
 
 
 def test_build_runs_every_stage_in_order() -> None:
-    cands = [ev("task", "plan_node", source="07", role="core", path=None,
+    cands = [ev("task", "plan_node", source="07", path=None,
                 renderings={"verbatim": Text("do it\n")}),
-             ev("target", "changed_entity", source="05", role="target", key="m.py::f"),
+             ev("target", "changed_entity", source="05", key="m.py::f"),
              ev("dependency", key="m.py::f"),  # the same fact: a pointer
-             ev("retrieved", "retrieved_hit", source="04", role="retrieved", key="z.py::q",
+             ev("retrieved", "retrieved_hit", source="04", key="z.py::q",
                 path="z.py", score=0.4)]
     built = build(cands, intent="edit", ceiling=2000, reservations=None, count=count,
                   decision_terms=frozenset())
@@ -331,11 +334,11 @@ def test_a_pointer_with_no_room_is_omitted_not_a_crash() -> None:
 
 def test_a_pointer_whose_survivor_is_demoted_shows_its_own_lines() -> None:
     body = [f"    v{i} = g(v{i - 1})" for i in range(1, 200)]
-    target = Placed(ev("target", "changed_entity", source="05", role="target", symbol="f",
+    target = Placed(ev("target", "changed_entity", source="05", symbol="f",
                        key="m.py::f", renderings={
                            "verbatim": numbered(0, ["K = 1", "def f():", *body]),
                            "signature": numbered(1, ["def f():"])}), "verbatim")
-    const = Placed(ev("dependency", source="03", role="interfaces", symbol="K", key="m.py::K",
+    const = Placed(ev("dependency", source="03", symbol="K", key="m.py::K",
                       renderings={"signature": numbered(0, ["K = 1"])}), "signature")
     items = [attrs.evolve(p, item=attrs.evolve(p.item, id=f"E{i}"))
              for i, p in enumerate([target, const], 1)]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxls import protocol as p
-from ctxls.engine import Engine
+from ctxls.requests.read import skeleton
 from ctxls.syntax import languages
+from ctxls.workspace import Workspace
 
 C_SOURCE = """#include <stdio.h>
 static int counter = 0;
@@ -24,11 +25,11 @@ int add(int a, int b) {
 """
 
 
-def _engine(tmp_path: Path) -> Engine:
+def _workspace(tmp_path: Path) -> Workspace:
     (tmp_path / "a.c").write_text(C_SOURCE)
     (tmp_path / "notes.xyz").write_text("\n".join(f"line {i}" for i in range(200)) + "\n")
     (tmp_path / "core.clj").write_text("(ns core)\n(defn f [x] (inc x))\n")
-    return Engine([tmp_path])
+    return Workspace([tmp_path])
 
 
 def test_generic_query_keeps_only_patterns_the_grammar_has() -> None:
@@ -40,22 +41,22 @@ def test_generic_query_keeps_only_patterns_the_grammar_has() -> None:
 
 
 def test_generic_skeleton_is_a_marked_fallback(tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
-    engine.options.whole_max_lines = engine.options.whole_max_tokens = 0
-    engine.options.flat_ratio = 0
-    r = engine.skeleton(p.SkeletonParams(path="a.c", target=p.Target(symbol="point")))
+    ws = _workspace(tmp_path)
+    ws.options.whole_max_lines = ws.options.whole_max_tokens = 0
+    ws.options.flat_ratio = 0
+    r = skeleton(ws.snapshot(), p.SkeletonParams(path="a.c", target=p.Target(symbol="point")))
     assert r.mode == "fallback" and r.reason.startswith("generic-grammar: c has no grammars/")
     assert "/* 3 lines elided */" in r.text and r.target == "point"
     c = languages.for_path("a.c")
     assert c is not None
-    bare = engine.skeleton(p.SkeletonParams(path="a.c", line_numbers=False))
+    bare = skeleton(ws.snapshot(), p.SkeletonParams(path="a.c", line_numbers=False))
     assert not c.parser().parse(bare.text.encode()).root_node.has_error
 
 
 def test_no_declarations_and_unknown_extensions_get_line_windows(tmp_path: Path) -> None:
-    engine = _engine(tmp_path)
-    r = engine.skeleton(p.SkeletonParams(path="core.clj"))
+    ws = _workspace(tmp_path)
+    r = skeleton(ws.snapshot(), p.SkeletonParams(path="core.clj"))
     assert r.mode == "fallback" and "found no declarations" in r.reason
-    r = engine.skeleton(p.SkeletonParams(path="notes.xyz"))
+    r = skeleton(ws.snapshot(), p.SkeletonParams(path="notes.xyz"))
     assert (r.mode, r.reason) == ("fallback", "unsupported-language")
     assert r.text.splitlines()[0] == "  1 | line 0" and "lines elided" in r.text

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from ctxls import protocol as p
-from ctxls.engine import Engine
+from ctxls.requests.read import read_symbol
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import enclosing, resolve
+from ctxls.workspace import Workspace
 from tests.edits import assert_incremental_outlines
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "go" / "cache" / "cache.go"
@@ -339,7 +340,8 @@ def test_fixture_skeleton_with_a_method_target(go: Language) -> None:
 def test_read_symbol_carries_package_imports_and_receiver_struct(go: Language,
                                                                  tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "cache.go")
-    r = Engine([tmp_path]).read_symbol(p.ReadSymbolParams(path="cache.go", name="Cache.Evict"))
+    r = read_symbol(Workspace([tmp_path]).snapshot(),
+                    p.ReadSymbolParams(path="cache.go", name="Cache.Evict"))
     assert r.symbol == "Cache.Evict" and r.kind == "method"
     assert r.text == textwrap.dedent("""\
           1 | // Package cache is a size-bounded LRU cache with per-entry expiry.

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from ctxls import protocol as p
-from ctxls.engine import Engine
+from ctxls.requests.read import read_symbol
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import resolve
+from ctxls.workspace import Workspace
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "java" / "src"
 FIXTURE = FIXTURES / "main" / "java" / "com" / "example" / "billing" / "InvoiceService.java"
@@ -188,8 +189,8 @@ def test_fixture_skeleton_without_target(java: Language) -> None:
 def test_read_symbol_carries_package_imports_and_annotated_class(java: Language,
                                                                  tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "InvoiceService.java")
-    engine = Engine([tmp_path])
-    r = engine.read_symbol(p.ReadSymbolParams(path="InvoiceService.java",
+    engine = Workspace([tmp_path])
+    r = read_symbol(engine.snapshot(), p.ReadSymbolParams(path="InvoiceService.java",
                                               name="InvoiceService.overdue"))
     assert r.symbol == "InvoiceService.overdue" and r.kind == "method"
     assert r.text.splitlines() == [
@@ -233,7 +234,7 @@ def test_read_symbol_carries_package_imports_and_annotated_class(java: Language,
         "    | /* 57 lines elided */",
     ]
     # A member of a nested type carries both enclosing signatures (a record: its components).
-    nested = engine.read_symbol(p.ReadSymbolParams(path="InvoiceService.java",
+    nested = read_symbol(engine.snapshot(), p.ReadSymbolParams(path="InvoiceService.java",
                                                    name="Totals.outstanding"))
     assert nested.symbol == "InvoiceService.Totals.outstanding"
     # (merged ranges: the header through the class signature, then the record's signature)
@@ -242,7 +243,7 @@ def test_read_symbol_carries_package_imports_and_annotated_class(java: Language,
 
 def test_read_symbol_of_an_enum_constant_shows_its_enum(java: Language, tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "InvoiceService.java")
-    r = Engine([tmp_path]).read_symbol(p.ReadSymbolParams(path="InvoiceService.java",
+    r = read_symbol(Workspace([tmp_path]).snapshot(), p.ReadSymbolParams(path="InvoiceService.java",
                                                           name="Status.DRAFT"))
     assert "128 |     public enum Status {" in r.text.splitlines()
 

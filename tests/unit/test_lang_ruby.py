@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from ctxls import protocol as p
-from ctxls.engine import Engine
+from ctxls.requests.read import read_symbol
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import resolve
+from ctxls.workspace import Workspace
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "ruby" / "billing" / "invoice.rb"
 ALWAYS = SkeletonOptions(whole_max_lines=0, whole_max_tokens=0, flat_ratio=0)
@@ -161,7 +162,7 @@ def test_fixture_skeleton_with_a_method_target(ruby: Language) -> None:
 def test_read_symbol_carries_requires_and_enclosing_class(ruby: Language,
                                                           tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "invoice.rb")
-    r = Engine([tmp_path]).read_symbol(p.ReadSymbolParams(path="invoice.rb",
+    r = read_symbol(Workspace([tmp_path]).snapshot(), p.ReadSymbolParams(path="invoice.rb",
                                                           name="Invoice.overdue?"))
     assert r.symbol == "Billing.Invoice.overdue?" and r.kind == "method"
     # Line 12 (the doc comment of the module's first member) comes with `module Billing`:

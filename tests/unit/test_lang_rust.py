@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from ctxls import protocol as p
-from ctxls.engine import Engine
+from ctxls.requests.read import read_symbol
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Outline, outline_source
 from ctxls.syntax.skeleton import Rendering, SkeletonOptions, render, split_lines
 from ctxls.syntax.symbols import enclosing, resolve
+from ctxls.workspace import Workspace
 from tests.edits import assert_incremental_outlines
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rust" / "cache.rs"
@@ -244,7 +245,8 @@ def test_macros_are_declarations(rust: Language) -> None:
 
 def test_read_symbol_carries_uses_struct_and_impl_headers(tmp_path: Path) -> None:
     shutil.copy(FIXTURE, tmp_path / "cache.rs")
-    r = Engine([tmp_path]).read_symbol(p.ReadSymbolParams(path="cache.rs", name="Cache.put"))
+    r = read_symbol(Workspace([tmp_path]).snapshot(),
+                    p.ReadSymbolParams(path="cache.rs", name="Cache.put"))
     assert r.symbol == "Cache.put" and r.kind == "method"
     # Rows are numbered to the file's width (151 lines: 3 digits).
     assert r.text.splitlines() == [
@@ -282,7 +284,7 @@ def test_read_symbol_carries_uses_struct_and_impl_headers(tmp_path: Path) -> Non
         ' 95 | impl<K, V> Display for Cache<K, V> {',
         '    | /* 56 lines elided */',
     ]
-    t = Engine([tmp_path]).read_symbol(p.ReadSymbolParams(path="cache.rs",
+    t = read_symbol(Workspace([tmp_path]).snapshot(), p.ReadSymbolParams(path="cache.rs",
                                                           name="tests.put_then_get"))
     lines = t.text.splitlines()
     at = lines.index("124 | #[cfg(test)]")  # the module's attribute, then its header

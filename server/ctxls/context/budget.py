@@ -1,4 +1,4 @@
-"""(g) Token budgeting (spec 08 §3.7, seed 003): roles, tiers, the eviction ladder.
+"""(g) Token budgeting: roles, tiers, the eviction ladder.
 
 Tokens are counted on the exact text the window will hold, headers and separators included.
 The fill runs in protection order, and each step is logged:
@@ -8,7 +8,7 @@ The fill runs in protection order, and each step is logged:
    result is flagged (the core is emitted alone);
 2. the freshest failing live output is placed next, cut to its tail if it must be (under
    intent `review`, the freshest of the failures and the patch);
-3. the roles fill in seed 003's order with reservations (default shares target 25, tests 15,
+3. the roles fill in order with reservations (default shares target 25, tests 15,
    interfaces 10, call sites 8, retrieved 12) and unspent reservation flows down; an item
    that does not fit moves down its representation ladder (verbatim, excerpt, signature,
    name, pointer), a verbatim target is cut to its best sliding window, and what still does
@@ -27,19 +27,10 @@ import attrs
 
 from ctxls.context.compress import IRREDUCIBLE, clip, sliding_window, tail
 from ctxls.context.dedup import covers
-from ctxls.context.model import FAILING, LADDER, ROLES, STABLE, TRANSIENT, Placed, Step, Text
+from ctxls.context.model import Placed, Step, Text
+from ctxls.context.relations import FAILING, LADDER, ROLES, STABLE, TRANSIENT, LiveKind, Role
 
 DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
-LABEL = {
-    "task": "task", "plan": "current obligation", "acceptance": "acceptance criteria",
-    "target": "target", "obligation-target": "obligation target", "state": "state",
-    "fields": "attributes", "base": "base class", "instead": "instead of an excluded file",
-    "patches": "local patches",
-    "dependency": "definition used", "module-interface": "interface",
-    "import": "imported", "caller": "call site",
-    "reference": "reference", "test": "test", "named-test": "test", "conftest": "conftest",
-    "retrieved": "retrieved", "digest": "impact", "live": "live",
-}
 
 
 @attrs.frozen
@@ -55,9 +46,7 @@ class Outcome:
 def header(p: Placed) -> str:
     e = p.item
     where = " :: ".join(x for x in (e.path, e.symbol) if x)
-    label = LABEL.get(e.relation, e.relation)
-    if e.kind in ("patch", "error", "traceback", "tool_output", "test_output"):
-        label = e.kind.replace("_", " ")
+    label = e.label
     if p.pointer_to is not None:
         return f"### {e.id} = {p.pointer_to} ({where or label})\n"
     # The rendering is named only where the text does not show it (a cut or a listing).
@@ -76,13 +65,13 @@ def join(items: list[Placed]) -> str:
     return "\n".join(compose(p) for p in items)
 
 
-def _role(p: Placed) -> str:
+def _role(p: Placed) -> Role:
     return p.item.role
 
 
 def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
         count: Callable[[str], int], decision_terms: frozenset[str],
-        critical: tuple[str, ...] = FAILING) -> Outcome:
+        critical: tuple[LiveKind, ...] = FAILING) -> Outcome:
     """``critical``: the live kinds whose freshest item is protected (step 2)."""
     steps: list[Step] = []
     omitted: list[tuple[Placed, str]] = []

@@ -1,4 +1,4 @@
-"""(d) Structural compression (spec 08 §3.4), deterministic.
+"""(d) Structural compression, deterministic.
 
 Signatures over bodies is the representation table's job; this module holds the two
 line-level reductions the budgeter applies when an item is still too big for its room:
@@ -17,7 +17,7 @@ from ctxls.context.model import Text
 
 NUMBERED = re.compile(r"^\s*(\d+) \| ")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-IRREDUCIBLE = 1024  # bytes: an item that cannot get below this is flagged (§3.4 caps)
+IRREDUCIBLE = 1024  # bytes: an item that cannot get below this is flagged
 
 
 def terms(*texts: str) -> frozenset[str]:

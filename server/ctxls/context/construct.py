@@ -1,4 +1,4 @@
-"""The pipeline of spec 08 §3, stage after stage: pool → gate → residue → representation →
+"""The window's pipeline, stage after stage: pool → gate → residue → representation →
 dedup → order → budget. Pure: candidates and settings in, an ``Outcome`` and logs out.
 Gathering the candidates from the index is ``collect.py``'s job."""
 
@@ -9,8 +9,9 @@ from collections.abc import Callable
 import attrs
 
 from ctxls.context import budget, dedup, gate, order, pool, render
-from ctxls.context.model import FAILING, Decision, Evidence, Placed, critical
+from ctxls.context.model import Decision, Evidence, Placed, critical
 from ctxls.context.rank import Ranked
+from ctxls.context.relations import FAILING
 
 
 @attrs.frozen
@@ -43,7 +44,7 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
           decision_terms: frozenset[str], exemplars: frozenset[str] = frozenset(),
           ranker: Callable[[list[Evidence]], Ranked] | None = None,
           threshold: float = 0.5) -> Built:
-    """Pure but for ``ranker``, the one model call (spec 08 §4), injected."""
+    """Pure but for ``ranker``, the one model call, injected."""
     items, queued = pool.assemble(candidates)
     admitted, residue, log = gate.admit(items)
     room = (reservations or {}).get("retrieved", budget.DEFAULT_SHARES["retrieved"])

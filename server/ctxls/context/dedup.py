@@ -1,4 +1,4 @@
-"""(e) Deduplication (spec 08 §3.5): one rendering per fact, pointers for the rest.
+"""(e) Deduplication: one rendering per fact, pointers for the rest.
 
 Identity is the fact, not the id: the same definition reached two ways, the same failure
 reported twice, a symbol that is both the target and a dependency, a definition whose lines
@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import FAILING, Placed
-
-# Which role keeps a duplicated fact: the strongest reason to show it wins.
-STRENGTH = ("task", "plan", "acceptance", "target", "obligation-target", "fields", "state",
-            "named-test", "live", "dependency", "base", "test", "caller", "reference",
-            "instead", "import", "module-interface", "patches", "conftest", "retrieved", "digest")
+from ctxls.context.model import Placed
+from ctxls.context.relations import FAILING, RELATIONS
 
 
 def _strength(p: Placed) -> tuple[int, int, int]:
@@ -24,7 +20,7 @@ def _strength(p: Placed) -> tuple[int, int, int]:
     output, then the freshest (the one that ends the window is the one that survives)."""
     r = p.item.relation
     live = (-int(p.item.kind in FAILING), -p.item.order) if r == "live" else (0, 0)
-    return (STRENGTH.index(r) if r in STRENGTH else len(STRENGTH), *live)
+    return (RELATIONS[r].strength, *live)
 
 
 def covers(outer: Placed, inner: Placed) -> bool:

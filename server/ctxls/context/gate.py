@@ -1,4 +1,4 @@
-"""(b) The hard relevance gate (spec 08 §3.2): admitted, residue, or rejected, with a driver.
+"""(b) The hard relevance gate: admitted, residue, or rejected, with a driver.
 
 An item is admitted iff an obligation needs it (the target, its dependencies, the named
 tests, the acceptance criteria, the plan itself) or it is a direct consequence of the change
@@ -12,37 +12,10 @@ from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import SOURCES, Decision, Evidence
+from ctxls.context.model import Decision, Evidence
+from ctxls.context.relations import RELATIONS, SOURCES
 
 MAX_ADMITTED = 64
-
-OBLIGATION = {
-    "plan": "the current plan node",
-    "acceptance": "an acceptance criterion of the current obligation",
-    "task": "the task the obligation serves",
-    "target": "the entity being edited",
-    "obligation-target": "a target symbol the obligation names",
-    "named-test": "a test the obligation names",
-    "dependency": "a definition the target's body uses",
-    "module-interface": "a project module the target's file imports",
-    "import": "a definition the target's file imports (its header binds the name)",
-    "base": "a project class the target's class inherits from",
-    "fields": "the attributes the target's class keeps on self",
-    "instead": "offered by the policy in place of an excluded file",
-    "patches": "the local patches of a vendored package the target uses (PATCHES.md)",
-    "state": "mutates the attributes the target works on (intent `state`)",
-}
-IMPACT = {
-    "caller": "CalledBy: a proven call site of the target",
-    "reference": "a reference the rename must change (intent `rename`)",
-    "test": "PreserveObligation: a test that exercises the target",
-    "conftest": "PreserveObligation: conftest.py that pytest injects for those tests",
-    "digest": "the wider impact of the change, as counts",
-}
-REJECT = {
-    "candidate-caller": "same name, receiver of unknown type: not a proven call site "
-                        "(counted in the impact digest)",
-}
 
 
 def admit(pool: list[Evidence]) -> tuple[list[Evidence], list[Evidence], list[Decision]]:
@@ -50,31 +23,24 @@ def admit(pool: list[Evidence]) -> tuple[list[Evidence], list[Evidence], list[De
     admitted: list[Evidence] = []
     residue: list[Evidence] = []
     log: list[Decision] = []
-    linked = {e.key for e in pool if e.key and e.relation not in ("retrieved",)
-              and e.relation not in REJECT}
+    linked = {e.key for e in pool
+              if e.key and RELATIONS[e.relation].gate not in ("retrieved", "reject")}
     for e in pool:
+        row = RELATIONS[e.relation]
         if e.excluded_by:
             log.append(Decision(e.id, "rejected", "policy", f"excluded by {e.excluded_by}"))
-        elif e.relation in OBLIGATION:
+        elif row.gate in ("obligation", "impact", "live"):
             admitted.append(e)
-            log.append(Decision(e.id, "admitted", "obligation", OBLIGATION[e.relation]))
-        elif e.relation in IMPACT:
+            log.append(Decision(e.id, "admitted", row.gate, row.reason))
+        elif row.gate == "retrieved" and e.key in linked:
             admitted.append(e)
-            log.append(Decision(e.id, "admitted", "impact", IMPACT[e.relation]))
-        elif e.relation == "live":
-            admitted.append(e)
-            log.append(Decision(e.id, "admitted", "live", "the current execution state"))
-        elif e.relation == "retrieved" and e.key in linked:
-            admitted.append(e)
-            log.append(Decision(e.id, "admitted", "obligation",
-                                "retrieved, and structurally linked to the decision"))
-        elif e.relation == "retrieved":
+            log.append(Decision(e.id, "admitted", "obligation", row.reason))
+        elif row.gate == "retrieved":
             residue.append(e)
             log.append(Decision(e.id, "residue", "none",
                                 "retrieved but linked by no obligation or impact edge"))
         else:
-            log.append(Decision(e.id, "rejected", "none",
-                                REJECT.get(e.relation, f"no driver reaches `{e.relation}`")))
+            log.append(Decision(e.id, "rejected", "none", row.reason))
     if len(admitted) > MAX_ADMITTED:
         rank = {s: i for i, s in enumerate(SOURCES)}
         order = sorted(range(len(admitted)),

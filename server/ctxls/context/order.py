@@ -1,4 +1,4 @@
-"""(f) Ordering (spec 08 §3.6): critical content at the edges, supporting in the middle.
+"""(f) Ordering: critical content at the edges, supporting in the middle.
 
 Front: the stable core (task, current obligation, acceptance criteria), then the target
 with its insertion point, then the critical definitions it uses. Back: the tests the
@@ -10,19 +10,11 @@ from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import FAILING, Placed
-
-FRONT = ("task", "plan", "acceptance", "target", "fields", "obligation-target", "state",
-         "dependency", "base")
-MIDDLE = ("instead", "import", "module-interface", "patches", "caller", "reference", "test",
-          "conftest", "retrieved", "digest")
+from ctxls.context.model import Placed
+from ctxls.context.relations import FAILING, RELATIONS, LiveKind
 
 
-def _front_rank(p: Placed) -> int:
-    return FRONT.index(p.item.relation)
-
-
-def place(items: list[Placed], critical: tuple[str, ...] = FAILING) -> list[Placed]:
+def place(items: list[Placed], critical: tuple[LiveKind, ...] = FAILING) -> list[Placed]:
     """``critical``: the live kinds whose freshest item ends the window."""
 
     def back_rank(p: Placed) -> tuple[int, int, int]:
@@ -34,17 +26,16 @@ def place(items: list[Placed], critical: tuple[str, ...] = FAILING) -> list[Plac
 
     front, middle, back = [], [], []
     for p in items:
-        if p.item.relation in FRONT:
+        row = RELATIONS[p.item.relation]
+        if row.placement == "front":
             front.append(p)
-        elif p.item.relation == "live" or (p.item.kind == "downstream_obligation"
-                                            and p.rendering == "verbatim"
-                                            and p.item.relation == "named-test"):
+        elif row.placement == "back" or (row.whole_at_back and p.rendering == "verbatim"):
             back.append(p)
         else:
             middle.append(p)
-    front.sort(key=_front_rank)  # stable: pool order within a rank
-    middle.sort(key=lambda p: MIDDLE.index(p.item.relation) if p.item.relation in MIDDLE
-                else len(MIDDLE))
+    # stable sorts: pool order within a rank
+    front.sort(key=lambda p: RELATIONS[p.item.relation].rank)
+    middle.sort(key=lambda p: RELATIONS[p.item.relation].rank)
     back.sort(key=back_rank)
     return ([attrs.evolve(p, placement="front") for p in front]
             + [attrs.evolve(p, placement="middle") for p in middle]

@@ -1,10 +1,11 @@
-"""(a) Evidence-pool assembly (spec 08 §3.1): ids, caps, source priority. No selection."""
+"""(a) Evidence-pool assembly: ids, caps, source priority. No selection."""
 
 from __future__ import annotations
 
 import attrs
 
-from ctxls.context.model import KINDS, SOURCES, Evidence
+from ctxls.context.model import Evidence
+from ctxls.context.relations import KINDS, SOURCES
 
 MAX_ITEMS = 256
 MAX_CONTENT = 8192  # bytes of `content`

@@ -1,8 +1,8 @@
-"""The one learned step (spec 08 §4): rank the gate's residue with a single model call.
+"""The one learned step: rank the gate's residue with a single model call.
 
 Fires iff the residue is non-empty and at most 32 items. One request to an OpenAI-
 compatible ``{baseUrl}/chat/completions``: temperature 0, 1,024 completion tokens, a JSON
-schema for the answer, and a prompt built in the spec's order (current obligation,
+schema for the answer, and a prompt in a fixed order (current obligation,
 decision question, residue as ``{id, kind, signature}``: signatures only, never bodies).
 Anything but a well-formed ranking of residue ids with scores in [0, 1] is a no-op that
 rejects the whole residue: no retry, no second call. The API key is read from the

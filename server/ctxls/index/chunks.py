@@ -1,4 +1,4 @@
-"""Symbol chunks with their lineage (seed 001): what an embedding or lexical index stores.
+"""Symbol chunks with their lineage: what an embedding or lexical index stores.
 
 One chunk per function and method (``fine``) and one per class-like declaration
 (``coarse``). A chunk's text is the smallest set of enclosing declarations needed to read

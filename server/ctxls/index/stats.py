@@ -1,4 +1,4 @@
-"""Index metrics (seed 001): what makes degradation visible instead of silent.
+"""Index metrics: what makes degradation visible instead of silent.
 
 Pure: one record per file (its language, whether it parsed cleanly, whether a generator
 wrote it, its chunks) in; files by language, parse success by language and by top

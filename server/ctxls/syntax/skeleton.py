@@ -1,4 +1,4 @@
-"""Skeletons: a file with its rules kept and its bodies elided (seed 000).
+"""Skeletons: a file with its rules kept and its bodies elided.
 
 Kept verbatim: the header (docstring, imports, module-level assignments), every declaration
 down to the end of its signature with its decorators, class bodies' attributes, short

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 from ctxls.errors import AmbiguousSymbol, UnknownSymbol
 from ctxls.syntax.outline import Decl, Outline
@@ -73,3 +74,9 @@ def enclosing(outline: Outline, decl: Decl) -> list[Decl]:
     """
     return [d for p in decl.parents for d in outline.decls
             if d.qualname == p and (d.body is not None or d.keep_whole)]
+
+
+def first_mention(lines: list[str], name: str) -> int | None:
+    """The first row that names ``name`` (its last dotted part) as a whole word."""
+    word = re.compile(rf"\b{re.escape(name.rsplit('.', 1)[-1])}\b")
+    return next((i for i, line in enumerate(lines) if word.search(line)), None)

@@ -1,0 +1,127 @@
+"""The server's background work: the initial scan, then the search index's build.
+
+Both run on the event loop beside the requests. The scan lists the workspace, restores
+what the persistent index still holds, and parses the rest in worker processes, adding
+each batch to the workspace as it arrives (between requests: handlers run on this loop
+too) and reporting work-done progress to the client. The search index is then built in
+short slices with pauses, so a request waits at most one slice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import multiprocessing
+import multiprocessing.forkserver
+import time
+import traceback
+import uuid
+from concurrent.futures import Executor, ProcessPoolExecutor
+
+from lsprotocol import types as t
+
+from ctxls.index.scan import FileEntry, index_batch
+from ctxls.lsp.host import CtxServer
+from ctxls.requests import search
+
+log = logging.getLogger("ctxls")
+BATCH = 48  # files per unit of scan work: small enough for smooth progress reports
+# The search index is built after the scan in slices of this much work, each followed by
+# a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
+SEARCH_SLICE = 0.02
+POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+
+
+def _stop_workers(pool: Executor) -> None:
+    """Wait for the scan's worker processes to exit, then stop the forkserver they were
+    forked from (about 40 MiB that would otherwise live as long as the server). The
+    forkserver has no public stop; without this private one it is left running. The
+    resource tracker (about 12 MiB) stays: it unlinks the pool's semaphores when they go."""
+    pool.shutdown(wait=True, cancel_futures=True)
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    with contextlib.suppress(Exception):
+        server._stop()  # type: ignore[union-attr]
+
+
+async def scan(ls: CtxServer) -> None:
+    """Cold scan in the background; requests are answered meanwhile (files read on demand)."""
+    ws = ls.ws
+    ws.scanning = True
+    gc.disable()  # a bulk load of tables: collections would only rescan them, nothing is garbage
+    loop = asyncio.get_running_loop()
+    token: str | None = None
+    fresh: list[FileEntry] = []
+    started = time.perf_counter()
+    try:
+        plan = await loop.run_in_executor(None, ws.scan_plan)
+        listed = time.perf_counter()
+        window = ls.client_capabilities.window
+        if window is not None and window.work_done_progress:
+            token = f"ctxls-scan-{uuid.uuid4()}"
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+                title="ctxls: indexing", message=f"0/{len(plan)} files", percentage=0))
+        hits, misses = await loop.run_in_executor(None, ws.warm_start, plan)
+        ws.add(hits)
+        restored = time.perf_counter()
+        done = len(hits)
+        batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
+        pool: Executor | None = None
+        if len(misses) >= POOL_THRESHOLD and ws.options.scan_processes > 1:
+            ctx = multiprocessing.get_context("forkserver")
+            ctx.set_forkserver_preload(["ctxls.index.scan"])
+            pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx)
+        try:  # (a scan that used workers stops them, and their forkserver, when it is done)
+            futures = [loop.run_in_executor(pool, index_batch, b, ws.options.max_file_bytes)
+                       for b in batches]
+            for fut in asyncio.as_completed(futures):
+                entries = await fut
+                ws.add(entries)
+                fresh.extend(entries)
+                done += len(entries)
+                if token is not None:
+                    ls.work_done_progress.report(token, t.WorkDoneProgressReport(
+                        message=f"{done}/{len(plan)} files",
+                        percentage=int(100 * done / max(1, len(plan)))))
+        finally:
+            if pool is not None:
+                loop.run_in_executor(None, _stop_workers, pool)
+        log.info("indexed %d files (%d from the cache) in %.2f s: listing %.2f s, cache %.2f s, "
+                 "parsing %.2f s", done, len(hits), time.perf_counter() - started,
+                 listed - started, restored - listed, time.perf_counter() - restored)
+    except Exception:
+        log.error("scan failed: %s", traceback.format_exc())
+    finally:
+        gc.enable()
+        gc.freeze()  # the index lives as long as the server: keep it out of future collections
+        ws.scanning = False
+        ls.scan_done.set()
+        ls.publish_policy()
+        if token is not None:
+            ls.work_done_progress.end(token, t.WorkDoneProgressEnd(
+                message=f"{len(ws.entries)} files indexed"))
+    if fresh:  # the index is ready; writing the cache must not delay the answers
+        try:
+            await loop.run_in_executor(None, ws.persist, fresh)
+        except Exception:
+            log.error("index cache not written: %s", traceback.format_exc())
+    if ws.options.search_prebuild:
+        ls.search_task = asyncio.create_task(build_search(ls))
+
+
+async def build_search(ls: CtxServer) -> None:
+    """The search index, built on the event loop in slices: requests are answered between
+    slices, and nothing else touches the workspace meanwhile (handlers run on this loop)."""
+    began = time.perf_counter()
+    try:
+        done = False
+        while not done:
+            end = time.perf_counter() + SEARCH_SLICE
+            while not done and time.perf_counter() < end:
+                done = search.refresh(ls.ws, 1)
+            await asyncio.sleep(SEARCH_SLICE / 2)
+        log.info("search index built in %.2f s", time.perf_counter() - began)
+    except Exception:
+        log.error("search index not built: %s", traceback.format_exc())

@@ -1,0 +1,206 @@
+"""Who uses what: ``ctx/references``, ``ctx/tests``, ``ctx/dependencies``, and the LSP
+``textDocument/definition`` and ``textDocument/references``.
+
+Resolution is ``index/resolve.py``'s; this module turns its answers into sites with their
+numbered lines. Every answer says whether it is complete: "no callers" and "callers not
+known yet" (the scan still running, files unreadable, a language without reference tables,
+where only text matches are given) must not look alike.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from lsprotocol.types import Location, Position, Range
+
+from ctxls import protocol as p
+from ctxls.errors import InvalidParams, UnknownSymbol
+from ctxls.index.refs import Call
+from ctxls.index.resolve import (
+    FileInfo,
+    Reference,
+    TestHit,
+    definition,
+    tests_for,
+)
+from ctxls.index.resolve import (
+    dependencies as find_dependencies,
+)
+from ctxls.index.resolve import (
+    references as find_references,
+)
+from ctxls.snapshot import Snapshot, View
+from ctxls.syntax import languages
+from ctxls.syntax.outline import Decl
+from ctxls.syntax.symbols import at_row, resolve
+
+
+def references(snap: Snapshot, params: p.ReferencesParams,
+               brief: bool = False) -> p.ReferencesResult:
+    """Call sites of a declaration; ``brief`` leaves out their text (LSP wants ranges)."""
+    v = snap.view(snap.located(params))
+    if v.outline is None:
+        raise UnknownSymbol(f"{v.loc.path} has no outline; nothing to find references of")
+    key = str(v.loc.abspath)
+    info = snap.info(key)
+    if info is None:  # no reference table for this language: say so, match text
+        decl = snap.declaration(v, params.name, params.position, params.line)
+        resolved: list[Reference] = []
+        candidates = mentions(snap, v, decl)
+    elif params.name:
+        decl = resolve(v.outline, params.name, v.loc.path, params.line)
+        resolved, candidates = find_references(snap.refs, key, decl)
+    elif params.position is not None:
+        row, col = v.index.from_lsp(params.position.line, params.position.character,
+                                    snap.encoding)
+        found = definition(snap.refs, info, row, col)
+        if found is None:
+            raise UnknownSymbol(f"nothing at {v.loc.path}:{row + 1}:{col + 1} resolves to "
+                                "a declaration")
+        info, decl = found
+        key = info.key
+        resolved, candidates = find_references(snap.refs, key, decl)
+    else:
+        raise InvalidParams("give `name` or `position`")
+    cap = max(1, params.limit)
+
+    def site(ref: Reference) -> p.Site:
+        rv = snap.view_at(ref.key)
+        c = ref.call
+        span = Range(rv.position(c.row, c.col), rv.position(c.row, c.end_col))
+        if brief:
+            return p.Site(rv.loc.uri, rv.loc.path, span, ref.enclosing, "", "", ref.why)
+        width = len(str(len(rv.lines)))
+        rows = range(max(0, c.row - 1), min(len(rv.lines), c.row + 2))
+        imports = [r for h in (rv.outline.header if rv.outline else ())
+                   if h.kind in ("import", "package")
+                   for r in range(h.span.start_row, h.span.last_row + 1)]
+        return p.Site(
+            uri=rv.loc.uri, path=rv.loc.path, range=span, enclosing=ref.enclosing,
+            text="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n" for r in rows),
+            header="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n"
+                           for r in imports),
+            evidence=ref.why)
+
+    unindexed = snap.unindexed(v.lang.name if v.lang else None)
+    home = snap.view_at(key)
+    return p.ReferencesResult(
+        symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
+        references=[site(r) for r in resolved[:cap]],
+        candidates=[site(r) for r in candidates[:cap]] if params.include_candidates else [],
+        unindexed_files=unindexed,
+        complete=not snap.scanning and unindexed == 0 and info is not None,
+        truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
+        version=home.version)
+
+
+def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
+    v, info, decl = _symbol(snap, params)
+    if info is None:  # no reference table: test files that mention the name
+        seen: dict[tuple[str, str | None], TestHit] = {}
+        for ref in mentions(snap, v, decl):
+            if is_test(ref.path):
+                seen.setdefault((ref.key, ref.enclosing), TestHit(
+                    ref.key, ref.path, ref.enclosing,
+                    f"mentions {decl.name} (line {ref.call.row + 1}); {ref.why}"))
+        hits = list(seen.values())
+    else:
+        hits = tests_for(snap.refs, info.key, decl, is_test)
+    unindexed = snap.unindexed(v.lang.name if v.lang else None)
+    return p.TestsResult(
+        symbol=decl.qualname, path=v.loc.path,
+        tests=[p.TestItem(Path(h.key).as_uri(), h.path, h.symbol, h.evidence) for h in hits],
+        complete=not snap.scanning and unindexed == 0 and info is not None,
+        unindexed_files=unindexed)
+
+
+def dependencies(snap: Snapshot, params: p.SymbolParams) -> p.DependenciesResult:
+    v, info, decl = _symbol(snap, params)
+    if info is None:
+        raise InvalidParams(f"{v.loc.path}: dependencies need a reference table, and "
+                            f"{v.lang.name if v.lang else 'this file'} has none yet")
+    items = []
+    for dep in find_dependencies(snap.refs, info.key, decl, v.lines):
+        dv = v if dep.key == info.key else snap.view_at(dep.key)
+        s = dep.decl.name_span
+        items.append(p.DependencyItem(
+            symbol=dep.decl.qualname, kind=dep.decl.kind, uri=dv.loc.uri, path=dv.loc.path,
+            range=Range(dv.position(s.start_row, s.start_col),
+                        dv.position(s.end_row, s.end_col)),
+            relation=dep.relation, line=dep.row + 1))
+    return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+
+
+def definition_at(snap: Snapshot, uri: str, position: Position) -> Location | None:
+    v = snap.view(snap.locate(uri=uri))
+    info = snap.info(str(v.loc.abspath))
+    if info is None:
+        return None
+    row, col = v.index.from_lsp(position.line, position.character, snap.encoding)
+    found = definition(snap.refs, info, row, col)
+    if found is None:
+        return None
+    target = snap.view_at(found[0].key)
+    s = found[1].name_span
+    return Location(target.loc.uri, Range(target.position(s.start_row, s.start_col),
+                                          target.position(s.end_row, s.end_col)))
+
+
+def references_at(snap: Snapshot, uri: str, position: Position,
+                  include_declaration: bool) -> list[Location]:
+    result = references(snap, p.ReferencesParams(
+        text_document=None, path=str(snap.locate(uri=uri).abspath), position=position,
+        include_candidates=False, limit=10_000), brief=True)
+    out = [Location(s.uri, s.range) for s in result.references]
+    if include_declaration:
+        decl_loc = definition_at(snap, uri, position)
+        if decl_loc is not None:
+            out.insert(0, decl_loc)
+    return out
+
+
+def mentions(snap: Snapshot, home: View, decl: Decl, limit: int = 1000) -> list[Reference]:
+    """Word matches of a declaration's name in the files of its language: the honest
+    answer where the language has no reference table yet (all candidates)."""
+    lang = home.lang.name if home.lang else None
+    word = re.compile(rf"\b{re.escape(decl.name)}\b".encode())
+    why = f"text match only: no reference table for {lang} yet"
+    out: list[Reference] = []
+    for key, entry in sorted(snap.entries()):
+        if entry.language != lang or entry.tables is None:
+            continue
+        try:
+            fv = home if key == str(home.loc.abspath) else snap.view_at(key)
+        except Exception:
+            continue
+        if decl.name.encode() not in fv.data:
+            continue
+        for row in range(fv.index.line_count):
+            line = fv.index.line(row)
+            for m in word.finditer(line):
+                if key == str(home.loc.abspath) and (row, m.start()) == (
+                        decl.name_span.start_row, decl.name_span.start_col):
+                    continue  # the declaration itself
+                around = at_row(fv.outline, row) if fv.outline else None
+                out.append(Reference(key, fv.loc.path,
+                                     Call(row, m.start(), m.end(), decl.name, None),
+                                     around.qualname if around else None, why))
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def is_test(path: str) -> bool:
+    lang = languages.for_path(path)
+    return lang is not None and lang.is_test_file(path)
+
+
+def _symbol(snap: Snapshot, params: p.SymbolParams) -> tuple[View, FileInfo | None, Decl]:
+    v = snap.view(snap.located(params))
+    if v.outline is None:
+        raise UnknownSymbol(f"{v.loc.path} has no outline")
+    return v, snap.info(str(v.loc.abspath)), resolve(v.outline, params.name, v.loc.path,
+                                                     params.line)

@@ -1,0 +1,257 @@
+"""What one request reads, from start to end: the workspace as it was when the request began.
+
+A ``Snapshot`` is taken by the workspace after it has brought itself up to date for the
+request (open documents synced into the reference index, the request's own file indexed
+again if it changed on disk). From then on the request only reads: open documents are
+frozen at the version they had, and a file the request is the first to read (not yet
+scanned, or changed on disk since it was indexed) is indexed into the snapshot's own
+``fresh`` entries, never into the workspace in the middle of a request. The workspace takes
+those entries when the request is over (``Workspace.absorb``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Protocol
+
+import attrs
+from lsprotocol.types import Position, Range
+
+from ctxls.config import Options
+from ctxls.errors import FileMissing, InvalidParams, UnknownSymbol, Unreadable
+from ctxls.index.resolve import FileInfo, RefIndex
+from ctxls.index.scan import FileEntry, index_bytes, index_file
+from ctxls.index.search import SearchIndex
+from ctxls.paths import Located, locate
+from ctxls.policy import Policy
+from ctxls.syntax import languages
+from ctxls.syntax.languages import Language
+from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.skeleton import split_lines
+from ctxls.syntax.symbols import at_row, resolve
+from ctxls.syntax.text import Encoding, LineIndex, decode
+from ctxls.tokens import tokenizer
+
+PLAIN_MARKER = "... {count} lines elided{names}"
+HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
+
+
+@attrs.frozen
+class DocState:
+    """An open document at one version."""
+
+    lang: Language | None
+    data: bytes
+    lines: LineIndex
+    outline: Outline | None
+    version: int | None
+    non_utf8: bool
+
+
+@attrs.define
+class View:
+    """One file as a request sees it: bytes, rows and outline that belong together."""
+
+    loc: Located
+    lang: Language | None
+    data: bytes
+    index: LineIndex
+    outline: Outline | None
+    version: int | None
+    notes: list[str]
+    encoding: Encoding
+    _lines: list[str] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.data.decode("utf-8", errors="replace"))
+        return self._lines
+
+    @property
+    def marker(self) -> str:
+        return self.lang.elision if self.lang else PLAIN_MARKER
+
+    @property
+    def comment(self) -> str:
+        return self.lang.line_comment if self.lang else "#"
+
+    def range(self, first: int, last: int) -> Range:
+        """LSP range of whole rows ``first..last`` (inclusive), in the negotiated units."""
+        return Range(Position(first, 0), self.position(last, len(self.index.line(last))))
+
+    def position(self, row: int, col: int) -> Position:
+        return Position(*self.index.to_lsp(row, col, self.encoding))
+
+    def row(self, position: Position) -> int:
+        return self.index.from_lsp(position.line, position.character, self.encoding)[0]
+
+
+class HasFile(Protocol):
+    """Params that name a file: a path, or a text document."""
+
+    @property
+    def path(self) -> str | None: ...
+
+    @property
+    def text_document(self) -> object | None: ...
+
+
+class Snapshot:
+    def __init__(self, *, roots: list[Path], options: Options, encoding: Encoding,
+                 refs: RefIndex, entries: Mapping[str, FileEntry], docs: dict[str, DocState],
+                 scanning: bool, planned: int, policy: Callable[[Path], Policy],
+                 keep: _Keep, search: SearchIndex | None, from_cache: int,
+                 search_ready: bool, cache: str | None) -> None:
+        self.roots = roots
+        self.options = options
+        self.encoding: Encoding = encoding
+        self.refs = refs
+        self.docs = docs
+        self.scanning = scanning  # the scan had not finished when the request began
+        self.planned = planned  # files the scan listed
+        self.from_cache = from_cache  # of them, restored from the persistent index
+        self.search = search  # ctx/search's index, as current as the request needs it
+        self.search_ready = search_ready
+        self.cache = cache  # the persistent index's database(s)
+        self.fresh: dict[str, FileEntry] = {}  # files first read by this request
+        self._entries = entries
+        self._policy = policy
+        self._keep = keep
+        self._views: dict[str, View] = {}
+        self._policies: dict[Path, Policy] = {}
+
+    # ---- files ---------------------------------------------------------------------------
+    def locate(self, path: str | None = None, uri: str | None = None) -> Located:
+        return locate(self.roots, path, uri)
+
+    def located(self, params: HasFile) -> Located:
+        doc = params.text_document
+        return self.locate(params.path, getattr(doc, "uri", None) if doc else None)
+
+    def entry(self, key: str) -> FileEntry | None:
+        return self.fresh.get(key) or self._entries.get(key)
+
+    def entries(self) -> Iterator[tuple[str, FileEntry]]:
+        """Every listed file, the ones this request read fresh as it read them."""
+        listed = self._entries
+        return itertools.chain(
+            ((k, self.fresh.get(k, e)) for k, e in listed.items()),
+            ((k, e) for k, e in self.fresh.items() if k not in listed))
+
+    def info(self, key: str) -> FileInfo | None:
+        """A file's reference tables, if its language has them."""
+        return self.refs.files.get(key)
+
+    def view(self, loc: Located) -> View:
+        key = str(loc.abspath)
+        found = self._views.get(key)
+        if found is None:
+            found = self._views[key] = self._read_view(loc, self.fresh.__setitem__)
+        return found
+
+    def view_at(self, path: str) -> View:
+        """The view of a workspace-relative or absolute path (an index key)."""
+        return self.view(self.locate(path=path))
+
+    def prime(self, loc: Located) -> View:
+        """The request's own file, read before the request begins: what has to be indexed
+        again goes into the workspace itself, so the reference index agrees with it."""
+        key = str(loc.abspath)
+        if key not in self._views:
+            self._views[key] = self._read_view(loc, self._keep)
+        return self._views[key]
+
+    def _read_view(self, loc: Located, keep: _Keep) -> View:
+        key = str(loc.abspath)
+        doc = self.docs.get(key)
+        if doc is not None:
+            return View(loc, doc.lang, doc.data, doc.lines, doc.outline, doc.version,
+                        (["non-utf8: invalid bytes were decoded as U+FFFD"] if doc.non_utf8
+                         else []) + (["parse-error"] if doc.outline and doc.outline.errors
+                                     else []), self.encoding)
+        entry = self.entry(key)
+        if entry is None:
+            entry = self._index(loc, None, keep)
+        if entry.status == "binary":
+            raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
+        data = entry.data
+        if data is None and entry.outline is not None:
+            data = _current(loc, entry)
+            if data is None:  # changed on disk since it was indexed: index it again
+                entry = self._index(loc, entry, keep)
+                data = entry.data
+        if data is None:
+            data = _read_raw(loc)
+        return View(loc, languages.for_path(loc.path), data, LineIndex(data), entry.outline,
+                    None, entry.notes, self.encoding)
+
+    def _index(self, loc: Located, entry: FileEntry | None, keep: _Keep) -> FileEntry:
+        if not loc.abspath.exists():
+            raise FileMissing(f"{loc.path} does not exist in the workspace")
+        if not loc.abspath.is_file():
+            raise InvalidParams(f"{loc.path} is not a file")
+        if entry is None or entry.language is not None:
+            entry = index_file(loc.path, str(loc.abspath), self.options.max_file_bytes)
+            if entry.language is not None:
+                keep(str(loc.abspath), entry)
+        return entry
+
+    # ---- what requests share -----------------------------------------------------------
+    def tokens(self, text: str) -> int:
+        return tokenizer(self.options.encoding).count(text)
+
+    def unindexed(self, lang: str | None) -> int:
+        """Files of a language whose tables are missing, and files the scan has yet to list."""
+        n = sum(1 for _, e in self.entries() if e.language == lang and e.tables is None)
+        return n + (max(0, self.planned - len(self._entries)) if self.scanning else 0)
+
+    def policy(self, root: Path) -> Policy:
+        found = self._policies.get(root)
+        if found is None:
+            found = self._policies[root] = self._policy(root)
+        return found
+
+    def declaration(self, v: View, name: str | None, position: Position | None,
+                    line: int | None = None, asked: str = "`name` or `position`") -> Decl:
+        """The declaration a request names: by (qualified) name, else the innermost one
+        around a position."""
+        if v.outline is None:
+            raise UnknownSymbol(f"{v.loc.path} has no outline")
+        if name:
+            return resolve(v.outline, name, v.loc.path, line)
+        if position is None:
+            raise InvalidParams(f"give {asked}")
+        row = v.row(position)
+        found = at_row(v.outline, row)
+        if found is None:
+            raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}")
+        return found
+
+
+class _Keep(Protocol):
+    def __call__(self, key: str, entry: FileEntry, /) -> None: ...
+
+
+def _current(loc: Located, entry: FileEntry) -> bytes | None:
+    """The indexed file's text, if the file still has the content the tables describe."""
+    try:
+        raw = loc.abspath.read_bytes()
+    except OSError:
+        return None
+    if hashlib.blake2b(raw, digest_size=16).hexdigest() != entry.digest:
+        return None
+    return decode(raw)[0]
+
+
+def _read_raw(loc: Located) -> bytes:
+    size = loc.abspath.stat().st_size
+    if size > HUGE_READ_LIMIT:
+        raise Unreadable(f"{loc.path} is {size} bytes; too large to read")
+    raw = loc.abspath.read_bytes()
+    if b"\0" in raw[:8192]:
+        raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
+    return index_bytes(loc.path, str(loc.abspath), raw, 0, len(raw) + 1).data or b""

@@ -1,0 +1,234 @@
+"""The workspace: the server's only mutable state, and the one place that changes it.
+
+It holds the listed files (one ``FileEntry`` each), the open documents, the reference index
+over both, the persistent stores, the policy files and the search index. The LSP layer
+changes it (documents opened and edited, files saved or changed on disk, scan batches) and
+asks it for a ``Snapshot`` per request; requests read the snapshot only (``requests/``,
+``context/window.py``), so nothing a request does changes what it is reading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+from pathlib import Path
+
+from ctxls.config import Options
+from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
+from ctxls.index import refs as refs_mod
+from ctxls.index.resolve import FileInfo, RefIndex
+from ctxls.index.scan import FileEntry, index_file, walk
+from ctxls.index.search import SearchIndex
+from ctxls.index.store import Store, default_dir, warm
+from ctxls.index.tables import Tables
+from ctxls.paths import Located, locate
+from ctxls.policy import POLICY_PATH, Policy, load
+from ctxls.snapshot import DocState, Snapshot
+from ctxls.syntax import languages
+from ctxls.syntax.document import Document
+from ctxls.syntax.text import Encoding
+
+log = logging.getLogger("ctxls")
+
+
+class Workspace:
+    def __init__(self, roots: list[Path], options: Options | None = None,
+                 encoding: Encoding = "utf-16") -> None:
+        self.roots = [r.resolve() for r in roots]
+        self.options = options or Options()
+        self.encoding: Encoding = encoding
+        self.entries: dict[str, FileEntry] = {}  # by absolute path
+        self.docs: dict[str, Document] = {}  # open documents, by absolute path
+        self.scanning = False
+        self.planned = 0
+        self.refs = RefIndex()
+        self.stores: dict[Path, Store] = {}
+        self.from_cache = 0
+        # ctx/search's index: built after the scan (or on first use), refreshed per file by
+        # content hash; see requests/search.py.
+        self.search: SearchIndex | None = None
+        self.search_queue: list[str] | None = None  # files left to chunk into it
+        self.search_ready = False
+        self._policies: dict[Path, tuple[tuple[int, ...] | None, Policy]] = {}
+        self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
+
+    # ---- paths -------------------------------------------------------------------------
+    def locate(self, path: str | None = None, uri: str | None = None) -> Located:
+        return locate(self.roots, path, uri)
+
+    def _key(self, uri: str) -> str | None:
+        try:
+            return str(self.locate(uri=uri).abspath)
+        except (OutsideWorkspace, InvalidParams):
+            return None  # editors open files from anywhere; we only serve the workspace
+
+    # ---- snapshots ---------------------------------------------------------------------
+    def snapshot(self, path: str | None = None, uri: str | None = None,
+                 refs: bool = False) -> Snapshot:
+        """The state one request reads. ``refs``: the request reads the reference index, so
+        open documents are synced into it first. ``path``/``uri``: the request's own file,
+        read (and indexed again if it changed on disk) before the snapshot is handed out."""
+        if refs:
+            self._sync_docs()
+        docs = {key: DocState(d.lang, d.data, d.lines, d.outline(), d.version, d.non_utf8)
+                for key, d in self.docs.items()}
+        snap = Snapshot(
+            roots=self.roots, options=self.options, encoding=self.encoding, refs=self.refs,
+            entries=self.entries, docs=docs, scanning=self.scanning, planned=self.planned,
+            policy=self.policy, keep=self.put_entry, search=self.search,
+            from_cache=self.from_cache, search_ready=self.search_ready,
+            cache=", ".join(str(s.path) for s in self.stores.values()) or None)
+        if path or uri:
+            # (a request meets the same error where it reads the file)
+            with contextlib.suppress(CtxError):
+                snap.prime(self.locate(path, uri))
+        return snap
+
+    def absorb(self, snap: Snapshot) -> None:
+        """Files a request read for the first time, or found changed on disk, join the index."""
+        for key, entry in snap.fresh.items():
+            self.put_entry(key, entry)
+
+    def put_entry(self, key: str, entry: FileEntry) -> None:
+        self.entries[key] = entry
+        self._index_entry(entry)
+
+    # ---- documents ---------------------------------------------------------------------
+    def open(self, uri: str, text: str, version: int | None) -> None:
+        key = self._key(uri)
+        if key is not None:
+            self.docs[key] = Document(languages.for_path(key), text, version)
+
+    def change(self, uri: str, version: int | None,
+               changes: list[tuple[tuple[int, int], tuple[int, int], str] | str]) -> None:
+        """Replay LSP content changes in order: (start, end, text) or a whole text."""
+        key = self._key(uri)
+        doc = self.docs.get(key) if key is not None else None
+        if doc is None:
+            return
+        for change in changes:
+            if isinstance(change, str):
+                doc.replace(change, version)
+            else:
+                doc.edit(change[0], change[1], change[2], self.encoding, version)
+
+    def close(self, uri: str) -> None:
+        key = self._key(uri)
+        if key is None:
+            return
+        self.docs.pop(key, None)
+        self.refresh(uri)
+
+    def refresh(self, uri: str) -> None:
+        """Re-read a file from disk (saved, changed or deleted outside the editor)."""
+        try:
+            loc = self.locate(uri=uri)
+        except (OutsideWorkspace, InvalidParams):
+            return
+        key = str(loc.abspath)
+        store = self._store(loc.root)
+        if loc.abspath.is_file():
+            self.entries[key] = entry = index_file(loc.path, key, self.options.max_file_bytes)
+            self._index_entry(entry)
+            if store is not None:
+                store.save([entry])
+        else:
+            self.entries.pop(key, None)
+            self.refs.remove(key)
+            if store is not None:
+                store.forget([loc.path])
+        self._indexed_versions.pop(key, None)
+
+    def _sync_docs(self) -> None:
+        """Bring the reference index up to date with open documents."""
+        for key, doc in self.docs.items():
+            if (self._indexed_versions.get(key, -1) == doc.version or doc.lang is None
+                    or doc.lang.refs_query is None):
+                continue
+            outline, tree = doc.outline(), doc.parsed()
+            if outline is None or tree is None:
+                continue
+            path = self.locate(path=key).path
+            self.refs.put(FileInfo(key, path, Tables.of(
+                outline, refs_mod.extract(doc.lang, tree.root_node))))
+            self._indexed_versions[key] = doc.version
+
+    # ---- scanning ----------------------------------------------------------------------
+    def scan_plan(self) -> list[tuple[str, str]]:
+        plan: list[tuple[str, str]] = []
+        for root in self.roots:
+            plan.extend(walk(root, self.options.exclude))
+        self.planned = len(plan)
+        return plan
+
+    def _root_of(self, abspath: str) -> Path:
+        if len(self.roots) == 1:
+            return self.roots[0]
+        return next(r for r in self.roots if abspath.startswith(f"{r}{os.sep}"))
+
+    def _store(self, root: Path) -> Store | None:
+        if not self.options.persist:
+            return None
+        if root not in self.stores:
+            folder = Path(self.options.cache_dir) if self.options.cache_dir else default_dir()
+            try:
+                self.stores[root] = Store(folder, root)
+            except Exception as exc:  # no cache is better than no server
+                log.warning("no index cache: %s", exc)
+                self.options.persist = False
+                return None
+        return self.stores[root]
+
+    def warm_start(self, plan: list[tuple[str, str]]
+                   ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+        """Entries restored from the persistent index, and the files still to index."""
+        hits: list[FileEntry] = []
+        misses: list[tuple[str, str]] = []
+        for root in self.roots:
+            mine = [(rel, a) for rel, a in plan if self._root_of(a) == root]
+            store = self._store(root)
+            if store is None:
+                h, m = warm(mine, {}, self.options.max_file_bytes)  # unlisted files only
+                hits.extend(h)
+                misses.extend(m)
+                continue
+            h, m = warm(mine, store.load(), self.options.max_file_bytes)
+            self.from_cache += sum(1 for e in h if e.tables is not None)
+            hits.extend(h)
+            misses.extend(m)
+        return hits, misses
+
+    def persist(self, entries: list[FileEntry]) -> None:
+        for root in self.roots:
+            store = self._store(root)
+            if store is not None:
+                store.save(e for e in entries if self._root_of(e.abspath) == root)
+
+    def add(self, entries: list[FileEntry]) -> None:
+        for e in entries:
+            if self.entries.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
+                self._index_entry(e)
+
+    def _index_entry(self, e: FileEntry) -> None:
+        if e.tables is not None and e.tables.names is not None and e.abspath not in self.docs:
+            self.refs.put(FileInfo(e.abspath, e.path, e.tables))
+
+    # ---- policy ------------------------------------------------------------------------
+    def policy(self, root: Path) -> Policy:
+        """The root's ``.agent/context-policy.yaml``, read again whenever it changes: an
+        edit applies to the next request, no restart."""
+        try:
+            st = (root / POLICY_PATH).stat()
+            stamp: tuple[int, ...] | None = (st.st_mtime_ns, st.st_size, self.scanning,
+                                             len(self.entries))
+        except OSError:
+            stamp = None
+        cached = self._policies.get(root)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        files = [e.path for e in self.entries.values() if e.abspath.startswith(f"{root}/")]
+        found = load(root, dt.date.today(), files) if stamp is not None else Policy()
+        self._policies[root] = (stamp, found)
+        return found

@@ -1,0 +1,228 @@
+"""Gathering a window's candidates from a snapshot of a small literal project.
+
+Each test writes a few files, indexes them as the scan would, takes a snapshot and calls
+``collect``: which candidates it finds, with which relation, and which original rows each
+rendering shows, without a server or the later stages.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ctxls import protocol as p
+from ctxls.context.collect import collect
+from ctxls.context.items import Collected
+from ctxls.context.model import Evidence
+from ctxls.errors import InvalidParams
+from ctxls.index.scan import index_batch
+from ctxls.workspace import Workspace
+
+PROJECT = {
+    "shop/__init__.py": "",
+    "shop/money.py": """\
+        from decimal import Decimal
+
+        CENTS = Decimal("0.01")
+
+
+        def round_money(x):
+            return x.quantize(CENTS)
+
+
+        class Money:
+            def __init__(self, amount):
+                self.amount = amount
+
+            def add(self, other):
+                return Money(self.amount + other.amount)
+        """,
+    "shop/base.py": """\
+        class Priced:
+            def __init__(self):
+                self.currency = "EUR"
+
+            def label(self):
+                return self.currency
+        """,
+    "shop/cart.py": """\
+        from shop import money
+        from shop.base import Priced
+        from shop.money import Money, round_money
+
+        LIMIT = 10
+
+
+        class Cart(Priced):
+            def __init__(self):
+                super().__init__()
+                self.items = []
+
+            def add(self, price):
+                if len(self.items) >= LIMIT:
+                    raise ValueError("full")
+                self.items.append(price)
+
+            def total(self):
+                return round_money(sum(i.amount for i in self.items))
+
+            def reset(self):
+                self.items = []
+                self.seen = 0
+        """,
+    "shop/checkout.py": """\
+        from shop.cart import Cart
+
+
+        def checkout(cart: Cart):
+            return cart.total()
+        """,
+    "tests/conftest.py": """\
+        import pytest
+
+
+        @pytest.fixture
+        def cart():
+            from shop.cart import Cart
+            return Cart()
+        """,
+    "tests/test_cart.py": """\
+        from shop.cart import Cart
+
+
+        def test_total_is_rounded():
+            cart = Cart()
+            cart.add(1)
+            assert cart.total() == 1
+        """,
+}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    files = []
+    for rel, text in PROJECT.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text))
+        files.append((rel, str(tmp_path / rel)))
+    ws = Workspace([tmp_path])
+    # skeletons even of these short files, so that they elide something
+    ws.options.whole_max_lines = ws.options.whole_max_tokens = 0
+    ws.options.flat_ratio = 0
+    ws.add(index_batch(files, 1 << 20))
+    return ws
+
+
+def gather(ws: Workspace, path: str, symbol: str, **kw: object) -> Collected:
+    params = p.ConstructParams(path=path, target=p.Target(symbol=symbol), **kw)  # type: ignore[arg-type]
+    return collect(ws.snapshot(path, refs=True), params)
+
+
+def found(got: Collected) -> list[tuple[str, str | None, str | None]]:
+    return [(e.relation, e.path, e.symbol) for e in got.items]
+
+
+def rows(e: Evidence, rendering: str) -> list[int]:
+    """1-based original lines a rendering shows."""
+    return [r + 1 for a, b in e.renderings[rendering].shown for r in range(a, b + 1)]
+
+
+def item(got: Collected, relation: str, symbol: str | None = None) -> Evidence:
+    return next(e for e in got.items if e.relation == relation
+                and (symbol is None or e.symbol == symbol))
+
+
+def test_a_method_brings_what_it_uses_its_callers_and_its_tests(ws: Workspace) -> None:
+    got = gather(ws, "shop/cart.py", "Cart.total", task="Round the total half-even")
+    assert got.target == "shop/cart.py::Cart.total"
+    assert found(got) == [
+        ("task", None, None),
+        ("target", "shop/cart.py", "Cart.total"),
+        ("fields", "shop/cart.py", "Cart.<fields>"),  # `seen` is first set in reset()
+        ("base", "shop/base.py", "Priced"),
+        ("dependency", "shop/cart.py", "Cart.items"),
+        ("dependency", "shop/money.py", "round_money"),
+        ("import", "shop/base.py", None),
+        ("import", "shop/money.py", None),  # Money: round_money is a dependency already
+        ("module-interface", "shop/money.py", None),  # `from shop import money`
+        ("caller", "shop/checkout.py", "checkout"),  # `cart: Cart` proves the receiver
+        ("test", "tests/test_cart.py", "test_total_is_rounded"),
+        ("setup", "tests/conftest.py", None),
+        ("digest", None, None),
+    ]
+    assert rows(item(got, "fields"), "verbatim") == [23]
+    assert {1, 2, 3, 5} <= set(rows(item(got, "base"), "signature"))  # class, members, self.x
+    assert rows(item(got, "import", None), "signature") == [1]  # class Priced
+    assert rows(item(got, "module-interface"), "signature")[0] == 3  # CENTS, not imported
+    assert rows(item(got, "caller"), "signature") == [1, 4, 5]  # import, def, the call
+    assert item(got, "setup").label == "conftest"  # labelled by the runner's file name
+    assert got.exemplars == {"tests/test_cart.py::test_total_is_rounded"}  # shown whole
+    digest = item(got, "digest").content
+    assert digest.startswith("1 callers (1 as call sites), 1 direct calls from tests, "
+                             "0 unproven name matches, 2 tests")
+
+
+def test_the_target_can_fall_to_lighter_renderings(ws: Workspace) -> None:
+    target = item(gather(ws, "shop/cart.py", "Cart.total"), "target")
+    assert {"verbatim", "excerpt", "focused", "signature", "name"} <= set(target.renderings)
+    assert rows(target, "signature") == [1, 2, 3, 8, 18]  # imports, class, signature
+    assert 19 in rows(target, "focused") and 13 not in rows(target, "focused")
+    assert {13, 19, 21} <= set(rows(target, "excerpt"))  # siblings' first lines too
+    assert 15 not in rows(target, "verbatim") and 19 in rows(target, "verbatim")
+
+
+def test_intent_state_brings_the_methods_that_change_the_same_attributes(
+        ws: Workspace) -> None:
+    got = gather(ws, "shop/cart.py", "Cart.total", intent="state")
+    assert [e.symbol for e in got.items if e.relation == "state"] == [
+        "Cart.__init__", "Cart.add", "Cart.reset"]
+
+
+def test_an_obligation_names_a_test_the_import_graph_did_not_reach(ws: Workspace) -> None:
+    got = gather(ws, "shop/base.py", "Priced.label", obligations=[p.Obligation(
+        id="o1", text="label", tests=["tests/test_cart.py::test_total_is_rounded"])])
+    named = item(got, "named-test")
+    assert (named.source, named.symbol) == ("07", "test_total_is_rounded")
+    assert ("plan", None, None) in found(got)
+    # the same test reached through the call graph: found by impact, still named
+    got = gather(ws, "shop/money.py", "round_money", obligations=[p.Obligation(
+        id="o1", text="round", tests=["test_total_is_rounded"])])
+    assert (item(got, "named-test").source, item(got, "named-test").provenance) == (
+        "06", "06: PreserveObligation — calls Cart.total, a caller of round_money (line 7)")
+
+
+def test_live_output_becomes_live_items_with_their_own_kind(ws: Workspace) -> None:
+    got = gather(ws, "shop/cart.py", "Cart.add", live=[
+        p.LiveItem("patch", "+ x"), p.LiveItem("traceback", "ValueError: full")])
+    live = [(e.kind, e.source, e.label) for e in got.items if e.relation == "live"]
+    assert live == [("patch", "patch", "patch"), ("traceback", "live", "traceback")]
+    with pytest.raises(InvalidParams, match=r"live\[0\]\.kind must be one of patch"):
+        gather(ws, "shop/cart.py", "Cart.add", live=[p.LiveItem("opinion", "x")])
+
+
+def test_a_generated_file_is_excluded_and_its_schema_offered(ws: Workspace,
+                                                             tmp_path: Path) -> None:
+    (tmp_path / "shop/order_pb2.py").write_text(
+        "# Generated by the protocol buffer compiler.  DO NOT EDIT!\n\n\n"
+        "def Order():\n    return 1\n")
+    (tmp_path / "proto").mkdir()
+    (tmp_path / "proto/order.proto").write_text('syntax = "proto3";\nmessage Order {}\n')
+    (tmp_path / "shop/use.py").write_text(
+        "from shop.order_pb2 import Order\n\n\ndef make():\n    return Order()\n")
+    ws.add(index_batch([(f, str(tmp_path / f)) for f in
+                        ("shop/order_pb2.py", "proto/order.proto", "shop/use.py")], 1 << 20))
+    got = gather(ws, "shop/use.py", "make")
+    dep = item(got, "dependency", "Order")
+    assert dep.excluded_by.startswith("generated file") and not dep.writable
+    assert item(got, "instead").path == "proto/order.proto"
+
+
+def test_a_file_without_an_outline_is_a_window_of_lines(ws: Workspace,
+                                                        tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("".join(f"line {i}\n" for i in range(300)))
+    got = gather(ws, "notes.txt", "line")
+    assert got.target == "notes.txt:1"
+    assert [e.relation for e in got.items] == ["target"]
+    assert "without dependencies, call sites or tests" in got.notes[-1]

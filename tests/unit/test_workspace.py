@@ -1,0 +1,74 @@
+"""The workspace without a transport: indexed tables, text read again when shown, and a
+snapshot that reads what the workspace held when it was taken."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls import protocol as p
+from ctxls.index.scan import index_batch
+from ctxls.requests.chunks import stats
+from ctxls.requests.read import read_symbol
+from ctxls.requests.search import refresh, search
+from ctxls.workspace import Workspace
+
+
+def test_indexed_files_keep_tables_not_text_and_notice_changes(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("def a():\n    return 1\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(src))], 1 << 20))
+    entry = ws.entries[str(src)]
+    assert entry.data is None and entry.outline is not None  # what a worker sends back
+    r = read_symbol(ws.snapshot("m.py"), p.ReadSymbolParams(name="a", path="m.py"))
+    assert "return 1" in r.text
+    src.write_text("def a():\n    return 2\n\n\ndef b():\n    return 3\n")  # no notification
+    r = read_symbol(ws.snapshot("m.py"), p.ReadSymbolParams(name="b", path="m.py"))
+    assert "return 3" in r.text and "return 2" not in r.text
+    assert [d.name for d in ws.refs.files[str(src)].outline.decls] == ["a", "b"]  # re-indexed
+
+
+def test_a_file_first_read_by_a_request_joins_the_workspace_after_it(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def a():\n    return 1\n")
+    (tmp_path / "n.py").write_text("def b():\n    return 2\n")
+    ws = Workspace([tmp_path])
+    snap = ws.snapshot("m.py")  # m.py is the request's own file: indexed before it begins
+    assert str(tmp_path / "m.py") in ws.entries
+    snap.view_at("n.py")  # read during the request: kept by the snapshot alone
+    key = str(tmp_path / "n.py")
+    assert key in snap.fresh and key not in ws.entries and key not in ws.refs.files
+    ws.absorb(snap)
+    assert key in ws.entries and key in ws.refs.files
+
+
+def test_open_documents_are_frozen_at_their_version_in_a_snapshot(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def a():\n    return 1\n")
+    ws = Workspace([tmp_path])
+    uri = (tmp_path / "m.py").as_uri()
+    ws.open(uri, "def a():\n    return 1\n", 1)
+    before = ws.snapshot()
+    ws.change(uri, 2, ["def a():\n    return 1\n\n\ndef c():\n    return 3\n"])
+    after = ws.snapshot()
+    assert [d.name for d in before.view_at("m.py").outline.decls] == ["a"]  # type: ignore[union-attr]
+    assert [d.name for d in after.view_at("m.py").outline.decls] == ["a", "c"]  # type: ignore[union-attr]
+    assert (before.view_at("m.py").version, after.view_at("m.py").version) == (1, 2)
+
+
+def test_a_pass_over_every_file_leaves_the_tables_compact(tmp_path: Path) -> None:
+    files = []
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+        files.append((f"m{i}.py", str(tmp_path / f"m{i}.py")))
+    ws = Workspace([tmp_path])
+    ws.add(index_batch(files, 1 << 20))
+    tables = [ws.entries[path].tables for _, path in files]
+    assert all(t is not None and not t.decoded for t in tables)  # as the scan sends them
+    read_symbol(ws.snapshot(), p.ReadSymbolParams(name="f0", path="m0.py"))
+    assert tables[0] is not None and tables[0].decoded  # a request decodes what it reads
+    assert refresh(ws, None)
+    found = search(ws.snapshot(), p.SearchParams("f2", 3)).hits
+    assert found and found[0].symbol == "f2"
+    assert [t is not None and t.decoded for t in tables] == [True, False, False]
+    stats(ws.snapshot(), p.StatsParams())
+    assert [t is not None and t.decoded for t in tables] == [True, False, False]
+    assert [d.name for d in tables[1].outline.decls] == ["f1"]  # decodes again on demand
