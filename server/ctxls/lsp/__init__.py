@@ -1,1 +1,1 @@
-"""pygls wiring only: handlers translate LSP messages into engine calls and back."""
+"""pygls wiring only: a table of requests answered from snapshots, and the background scan."""

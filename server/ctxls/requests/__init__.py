@@ -1,0 +1,1 @@
+"""The answer to each request family: pure functions of (snapshot, params)."""
