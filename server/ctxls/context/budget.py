@@ -25,12 +25,11 @@ from collections.abc import Callable
 
 import attrs
 
-from ctxls.context.compress import IRREDUCIBLE, clip, sliding_window, tail
+from ctxls.context.compress import clip, sliding_window, tail
 from ctxls.context.dedup import covers
+from ctxls.context.limits import DEFAULT_SHARES, IRREDUCIBLE
 from ctxls.context.model import Placed, Step, Text
 from ctxls.context.relations import FAILING, LADDER, ROLES, STABLE, TRANSIENT, LiveKind, Role
-
-DEFAULT_SHARES = {"target": 25, "tests": 15, "interfaces": 10, "call_sites": 8, "retrieved": 12}
 
 
 @attrs.frozen

@@ -27,6 +27,7 @@ from ctxls.context.items import (
     sig_rows,
     symbol_view,
 )
+from ctxls.context.limits import MAX_BASES, MIN_CEILING
 from ctxls.context.live import core, live_and_retrieved
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
@@ -37,15 +38,14 @@ from ctxls.syntax.skeleton import render, window
 from ctxls.syntax.symbols import enclosing, first_mention
 
 INTENTS = ("edit", "rename", "state", "review")
-MAX_BASES = 4  # project base classes shown with a method's window
 
 
 def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     if params.intent not in INTENTS:
         raise InvalidParams(f"`intent` must be one of {', '.join(INTENTS)}, not "
                             f"`{params.intent}`")
-    if params.ceiling is not None and params.ceiling < 256:
-        raise InvalidParams("`ceiling` must be at least 256 tokens")
+    if params.ceiling is not None and params.ceiling < MIN_CEILING:
+        raise InvalidParams(f"`ceiling` must be at least {MIN_CEILING} tokens")
     uri = params.text_document.uri if params.text_document else None
     if not uri and not params.path:
         raise InvalidParams("name the target's file: `path` or `textDocument.uri`")

@@ -17,7 +17,6 @@ from ctxls.context.model import Text
 
 NUMBERED = re.compile(r"^\s*(\d+) \| ")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-IRREDUCIBLE = 1024  # bytes: an item that cannot get below this is flagged
 
 
 def terms(*texts: str) -> frozenset[str]:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import attrs
 
 from ctxls.context import budget, dedup, gate, order, pool, render
+from ctxls.context.limits import DEFAULT_SHARES
 from ctxls.context.model import Decision, Evidence, Placed, critical
 from ctxls.context.rank import Ranked
 from ctxls.context.relations import FAILING
@@ -47,7 +48,7 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
     """Pure but for ``ranker``, the one model call, injected."""
     items, queued = pool.assemble(candidates)
     admitted, residue, log = gate.admit(items)
-    room = (reservations or {}).get("retrieved", budget.DEFAULT_SHARES["retrieved"])
+    room = (reservations or {}).get("retrieved", DEFAULT_SHARES["retrieved"])
     ranked = ranker(residue) if ranker is not None and residue else None
     if ranked is not None and (ranked.fired or ranked.scores is not None
                                or "over" in ranked.reason):

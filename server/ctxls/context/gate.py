@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import attrs
 
+from ctxls.context.limits import MAX_ADMITTED
 from ctxls.context.model import Decision, Evidence
 from ctxls.context.relations import RELATIONS, SOURCES
-
-MAX_ADMITTED = 64
 
 
 def admit(pool: list[Evidence]) -> tuple[list[Evidence], list[Evidence], list[Decision]]:

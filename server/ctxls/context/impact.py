@@ -13,6 +13,13 @@ import attrs
 
 from ctxls import protocol as p
 from ctxls.context.items import Collected, cut, name_line, sig_rows, symbol_view
+from ctxls.context.limits import (
+    MAX_CALLERS,
+    MAX_CANDIDATES,
+    MAX_TEST_ITEMS,
+    MAX_TESTS,
+    SECOND_HOP,
+)
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError
 from ctxls.index.resolve import FileInfo, Reference, TestHit, references, tests_for
@@ -20,12 +27,6 @@ from ctxls.requests.refs import is_test, mentions
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
-
-MAX_CALLERS = 24  # call sites carried as items; the digest counts all of them
-MAX_TESTS = 24
-MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
-MAX_CANDIDATES = 40
-SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
 
 
 def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,

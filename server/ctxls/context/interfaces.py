@@ -11,14 +11,12 @@ pkg import m``), each as the definition lines of its public interface.
 from __future__ import annotations
 
 from ctxls.context.items import Collected, cut, name_line, sig_rows
+from ctxls.context.limits import MAX_CLASS_MEMBERS, MAX_INTERFACE_LINES, MAX_MODULES
 from ctxls.context.model import Evidence, Text
 from ctxls.index.resolve import Dependency, FileInfo
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl
 
-MAX_MODULES = 12  # imported project modules shown as interfaces
-MAX_INTERFACE_LINES = 12  # definition lines per module interface
-MAX_CLASS_MEMBERS = 8  # public members shown per class the target uses from another file
 CLASS_LIKE = ("class", "interface", "struct")
 
 

@@ -8,14 +8,13 @@ import re
 
 from ctxls import protocol as p
 from ctxls.context.items import Collected, cut, name_line, sig_rows
+from ctxls.context.limits import SEARCH_HITS
 from ctxls.context.model import Evidence, Text
 from ctxls.context.relations import LIVE_KINDS
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
 from ctxls.requests.search import hits as search_hits
 from ctxls.snapshot import Snapshot
 from ctxls.syntax.symbols import resolve
-
-SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
 
 
 def core(items: list[Evidence], params: p.ConstructParams) -> None:

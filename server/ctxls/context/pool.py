@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import attrs
 
+from ctxls.context.limits import MAX_CONTENT, MAX_ITEMS, MAX_PROVENANCE
 from ctxls.context.model import Evidence
 from ctxls.context.relations import KINDS, SOURCES
-
-MAX_ITEMS = 256
-MAX_CONTENT = 8192  # bytes of `content`
-MAX_PROVENANCE = 200  # characters
 
 
 def _cap_bytes(text: str, limit: int) -> str:

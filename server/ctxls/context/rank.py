@@ -19,10 +19,8 @@ from typing import Any
 import attrs
 import httpx
 
+from ctxls.context.limits import MAX_RESIDUE, MAX_SIGNATURE
 from ctxls.context.model import Evidence
-
-MAX_RESIDUE = 32
-MAX_SIGNATURE = 400  # characters of a candidate's signature in the prompt
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -18,16 +18,14 @@ from ctxls.config import Options
 from ctxls.context.collect import collect
 from ctxls.context.compress import terms
 from ctxls.context.construct import build
+from ctxls.context.limits import DEFAULT_CEILING, MAX_ITEMS
 from ctxls.context.model import Evidence, Text
-from ctxls.context.pool import MAX_ITEMS
 from ctxls.context.rank import Ranked, RankingConfig, rank
 from ctxls.context.relations import ROLES
 from ctxls.requests import search
 from ctxls.snapshot import Snapshot, View
 from ctxls.tokens import tokenizer
 from ctxls.workspace import Workspace
-
-DEFAULT_CEILING = 24_000
 
 
 def prepare(ws: Workspace, params: p.ConstructParams) -> None:
