@@ -29,11 +29,11 @@ def test_names_without_compiling_agree_with_the_compiled_languages() -> None:
         assert languages.name_for(f"src/file{ext}") == (lang.name if lang else None), ext
 
 
-def test_module_styles_without_compiling_agree_with_the_compiled_languages() -> None:
+def test_module_systems_without_compiling_agree_with_the_compiled_languages() -> None:
     for lang in [*languages.registry().values(), None]:
         for ext in lang.extensions if lang else (".txt", ".c"):
-            want = lang.module_style if lang and lang.refs_query is not None else None
-            assert languages.module_style(f"a/b{ext}") == want, ext
+            want = lang.module_system if lang and lang.refs_query is not None else None
+            assert languages.module_system(f"a/b{ext}") == want, ext
 
 
 STATE = {  # language: (a line that sets a field, one that mutates it in place, the name,

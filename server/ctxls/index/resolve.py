@@ -1,9 +1,9 @@
 """Who calls what: resolving calls to declarations across the workspace.
 
 Pure functions over a ``RefIndex`` (per-file outlines and reference tables, a module map,
-and an inverted index from called or imported names to files). The only language-specific
-knowledge here is how a path becomes a module name and how relative imports climb
-packages, which is how Python spells them; other languages plug in their own rules.
+and an inverted index from called or imported names to files). How a path becomes a
+module name and what module an import names belong to the file's module system
+(``index/modules/``), chosen by its language's data; nothing here names a language.
 
 Every answer separates what is proven (``resolved``) from what only matches by name
 (``candidates``) and counts the files that could not be read, because "no callers" and
@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from ctxls.index import modules
+from ctxls.index.modules import ModuleSystem
 from ctxls.index.refs import Binding, Call, Import, Refs
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
@@ -27,7 +29,6 @@ SELF_NAMES = frozenset({"self", "cls"})
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 SUPER = frozenset({"super()", "super"})
 CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
-ES_EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 MAX_HOPS = 6  # re-export chains followed at most this deep
 
@@ -48,8 +49,10 @@ class FileInfo(NamedTuple):
         return refs
 
 
-def _style(path: str) -> str | None:
-    return languages.module_style(path)
+def _system(path: str) -> ModuleSystem:
+    """The module system of the file's language (``NONE`` without reference tables)."""
+    name = languages.module_system(path)
+    return modules.named(name) if name is not None else modules.NONE
 
 
 def _implicit_self(info: FileInfo) -> bool:
@@ -63,33 +66,9 @@ def _self_names(info: FileInfo) -> frozenset[str]:
 
 
 def module_name(path: str) -> str | None:
-    """The name imports use for a file. Python: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
-    ``pkg/__init__.py`` -> ``pkg``. ES modules: the path without its extension
-    (``billing/pricing.ts`` -> ``billing/pricing``; ``x/index.ts`` also answers to ``x``)."""
-    style = _style(path)
-    stem = path.rsplit(".", 1)[0]
-    if style == "es":
-        return stem
-    if style == "go":  # a package is its folder
-        return posixpath.dirname(path) or "."
-    if style == "ruby":  # constants are global; the file name only serves require
-        return stem
-    if style == "rust":  # src/a/b.rs, src/a/b/mod.rs -> crate.a.b; src/lib.rs -> crate
-        tail = stem.rsplit("src/", 1)[-1] if "src/" in stem or stem.startswith("src/") else stem
-        parts = [p for p in tail.split("/") if p]
-        if parts and parts[-1] in ("mod", "lib", "main"):
-            parts.pop()
-        return ".".join(["crate", *parts])
-    if style == "java":  # a package is its folder, named from below the source root
-        folder = posixpath.dirname(path)
-        tail = folder.rsplit("java/", 1)[-1] if "java/" in folder else folder
-        return tail.replace("/", ".") or "."
-    if style != "python":
-        return None
-    parts = stem.split("/")
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts) if parts else None
+    """The name imports use for a file (``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
+    ``billing/pricing.ts`` -> ``billing/pricing``), by its module system."""
+    return _system(path).module_name(path)
 
 
 class RefIndex:
@@ -98,7 +77,6 @@ class RefIndex:
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
         self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
-        self._go_prefix: dict[str, str | None] = {}  # root -> module path from its go.mod
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
         self._imported: dict[str, frozenset[str]] = {}  # key -> modules its imports name
         self._scopes: dict[str, list[str | None]] = {}  # key -> row -> enclosing function
@@ -156,59 +134,17 @@ class RefIndex:
         return self.files.get(keys[0]) if keys else None
 
     def package(self, info: FileInfo) -> list[FileInfo]:
-        """Every file of ``info``'s module: itself, or all files of a Go package."""
-        mod = module_name(info.path)
-        if mod is None or _style(info.path) not in ("go", "java"):
+        """Every file of ``info``'s module: itself, or all files of a Go or Java package."""
+        system = _system(info.path)
+        mod = system.module_name(info.path)
+        if mod is None or not system.spans_files:
             return [info]
         return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
 
-    def _go_module(self, info: FileInfo) -> str | None:
-        root = info.key[: len(info.key) - len(info.path)]
-        if root not in self._go_prefix:
-            prefix = None
-            try:
-                with open(posixpath.join(root, "go.mod"), encoding="utf-8") as fh:
-                    for line in fh:
-                        if line.startswith("module "):
-                            prefix = line.split()[1].strip('"')
-                            break
-            except OSError:
-                pass
-            self._go_prefix[root] = prefix
-        return self._go_prefix[root]
-
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names."""
-        if _style(info.path) == "rust":  # crate::a::b, super::x, self::x (already dotted)
-            own = module_name(info.path) or "crate"
-            parts = imp.module.split(".")
-            if parts[0] == "self":
-                return ".".join([own, *parts[1:]])
-            if parts[0] == "super":
-                base = own.split(".")
-                while parts and parts[0] == "super":
-                    base = base[:-1] or ["crate"]
-                    parts = parts[1:]
-                return ".".join([*base, *parts])
-            return imp.module  # crate.… as is; another crate does not resolve
-        if _style(info.path) == "go":  # "example.com/app/billing" -> the folder billing
-            prefix = self._go_module(info)
-            if prefix and (imp.module == prefix or imp.module.startswith(prefix + "/")):
-                return imp.module[len(prefix) + 1 :] or "."
-            return imp.module  # the standard library or another module
-        if _style(info.path) == "es":  # "./pricing" is beside the importing file
-            if not imp.module.startswith("."):
-                return imp.module  # a package: outside the workspace
-            folder = posixpath.dirname(info.path)
-            spec = ES_EXTENSION.sub("", imp.module)  # "./money.js" names money.ts or .js
-            return posixpath.normpath(posixpath.join(folder, spec))
-        if imp.level == 0:
-            return imp.module
-        own = module_name(info.path) or ""
-        package = own.split(".") if info.path.endswith(("__init__.py", "__init__.pyi")) \
-            else own.split(".")[:-1]
-        base = package[: len(package) - (imp.level - 1)] if imp.level > 1 else package
-        return ".".join([*base, *([imp.module] if imp.module else [])])
+        root = info.key[: len(info.key) - len(info.path)]
+        return _system(info.path).absolute(imp, info.path, root)
 
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
         """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
@@ -244,13 +180,9 @@ class RefIndex:
         for imp in info.refs.imports:
             if imp.local != head:
                 continue
-            if imp.name is None and _style(info.path) in ("es", "go"):  # import * as m / Go
-                return None if rest else self.module_file(self.absolute(info, imp))
-            if imp.name is None and _style(info.path) == "es":  # import * as pricing
-                return None if rest else self.module_file(self.absolute(info, imp))
-            if imp.name is None:  # `import a.b` binds a; `import a.b as x` binds x to a.b
-                base = head if imp.local == imp.module.split(".")[0] else imp.module
-                return self.module_file(".".join(p for p in (base, rest) if p))
+            if imp.name is None:  # a plain import: what it binds is the system's rule
+                target = _system(info.path).plain_target(imp, rest, self.absolute(info, imp))
+                return self.module_file(target) if target is not None else None
             if imp.name != "*":  # from pkg import mod [as x]
                 return self.module_file(
                     ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
@@ -286,13 +218,14 @@ class RefIndex:
             found = self.export(info, expr)
         if found is not None and found[1].kind in CLASS_KINDS:
             return found
-        if _style(info.path) == "ruby":  # constants are global: any file may define it
+        if _system(info.path).global_classes:  # any file may define it
             return self.global_class(expr)
         return None
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
-        """A class or module by (qualified) name anywhere in the workspace (Ruby)."""
-        found = [(f, d) for f in self.files.values() if _style(f.path) == "ruby"
+        """A class or module by (qualified) name in any file whose module system makes
+        class names global (Ruby constants)."""
+        found = [(f, d) for f in self.files.values() if _system(f.path).global_classes
                  for d in f.outline.decls
                  if d.kind in ("class", "module") and (d.qualname == expr or d.name == expr)]
         exact = [x for x in found if x[1].qualname == expr]
@@ -531,16 +464,8 @@ def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
 
 
 def _module_names(path: str) -> list[str]:
-    """Names a file can be imported by: from the root, and from a ``src/`` layout root."""
-    mod = module_name(path)
-    if mod is None:
-        return []
-    names = [mod]
-    if mod.startswith("src."):
-        names.append(mod[len("src."):])
-    if mod.endswith("/index"):  # ES: a folder's index file answers to the folder
-        names.append(mod[: -len("/index")])
-    return names
+    """Names a file can be imported by (a ``src/`` layout, a folder's ES ``index`` file)."""
+    return _system(path).module_names(path)
 
 
 def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
@@ -583,17 +508,21 @@ class TestHit(NamedTuple):
     path: str
     symbol: str | None  # the test function, or None for a whole file
     evidence: str
+    # A file its test runner loads for every test in its folder and below (the language's
+    # `[tests] injected`), however it was found.
+    injected: bool = False
 
 
 def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bool],
               callers: int = 20) -> list[TestHit]:
-    """Tests that exercise ``decl``, strongest evidence first, plus the conftest.py files
-    pytest loads for them (no import points at those)."""
+    """Tests that exercise ``decl``, strongest evidence first, plus the files their test
+    runner loads for them implicitly (no import points at those)."""
     home = index.files[key]
     hits: dict[tuple[str, str | None], TestHit] = {}
 
     def add(hit: TestHit) -> None:
-        hits.setdefault((hit.key, hit.symbol), hit)
+        if (hit.key, hit.symbol) not in hits:
+            hits[hit.key, hit.symbol] = hit._replace(injected=_injected(hit.path))
 
     resolved, candidates = references(index, key, decl)
     for ref in resolved:
@@ -622,19 +551,28 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
         if is_test(ref.path) and not any(k == ref.key for k, _ in hits):
             add(TestHit(ref.key, ref.path, ref.enclosing,
                         f"matches by name only: {ref.why} (line {ref.call.row + 1})"))
-    # conftest.py files pytest injects for every test file found
     by_path = {info.path: info for info in index.files.values()}
     for hit in list(hits.values()):
+        spec = languages.spec_for(hit.path)
+        if spec is None or not spec.tests.injected:
+            continue
         folder = hit.path.rsplit("/", 1)[0] if "/" in hit.path else ""
-        while True:
-            conf = f"{folder}/conftest.py" if folder else "conftest.py"
-            if conf in by_path and conf != hit.path:
-                add(TestHit(by_path[conf].key, conf, None,
-                            f"conftest.py that pytest loads for {hit.path}"))
+        while True:  # the hit's folder, then each parent up to the root
+            for name in spec.tests.injected:
+                path = f"{folder}/{name}" if folder else name
+                if path in by_path and path != hit.path:
+                    add(TestHit(by_path[path].key, path, None,
+                                f"{name} that {spec.tests.runner} loads for {hit.path}"))
             if not folder:
                 break
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
     return list(hits.values())
+
+
+def _injected(path: str) -> bool:
+    """Whether the test runner of the file's language loads it implicitly."""
+    spec = languages.spec_for(path)
+    return spec is not None and path.rsplit("/", 1)[-1] in spec.tests.injected
 
 
 class Dependency(NamedTuple):
