@@ -27,8 +27,8 @@ class RunnerSpec:
     """``[tests]``: what the language's test runner treats as tests."""
 
     files: tuple[str, ...] = ()  # globs of test files (a `/` in a glob: the relative path)
-    # File names the runner loads for every test in their folder and below (pytest's
-    # conftest.py): no import points at them, so they are found by folder.
+    # File names the runner loads for every test in their folder and below: no import
+    # points at them, so they are found by folder.
     injected: tuple[str, ...] = ()
     runner: str = "the test runner"  # named in the evidence for an injected file
 

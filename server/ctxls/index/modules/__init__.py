@@ -8,16 +8,14 @@ per process, so state that belongs to a workspace root (Go's ``go.mod`` module p
 cached in it per root.
 
 Adding one: a module in this package with a ``@register("name")`` subclass of
-``ModuleSystem``, imported at the bottom of this file.
+``ModuleSystem``, imported at the bottom of this file. The package imports nothing else of
+ctxls, so both the language registry and the reference index can use it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, TypeVar
-
-if TYPE_CHECKING:
-    from ctxls.index.refs import Import
+from typing import ClassVar, TypeVar
 
 
 class ModuleSystem:
@@ -40,10 +38,10 @@ class ModuleSystem:
         mod = self.module_name(path)
         return [mod] if mod is not None else []
 
-    def absolute(self, imp: Import, path: str, root: str) -> str:
-        """The absolute module ``imp``, written in the file at ``path`` of the workspace
-        whose folder is ``root``, names."""
-        return imp.module
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+        """The absolute module that an import of ``module`` (as written, after ``level``
+        leading dots) in the file at ``path`` names; ``root`` is the workspace's folder."""
+        return module
 
     def relative_level(self, source: str) -> int:
         """How many packages ``from <source> import x`` climbs (Python's leading dots)."""
@@ -53,11 +51,11 @@ class ModuleSystem:
         """The name ``import <module>`` binds, without an alias: ``import a.b`` binds ``a``."""
         return module.split(".")[0]
 
-    def plain_target(self, imp: Import, rest: str, absolute: str) -> str | None:
-        """The module ``<imp.local>.<rest>`` names when ``imp`` is a plain import (no
-        member), or None. ``absolute`` is ``self.absolute`` of ``imp``. ``import a.b`` binds
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
+        """The module ``<local>.<rest>`` names when ``local`` is bound by a plain import of
+        ``module`` (whose absolute name is ``absolute``), or None. ``import a.b`` binds
         ``a``, so ``a.b.c`` is module ``a.b.c``; ``import a.b as x`` binds x to ``a.b``."""
-        base = imp.local if imp.local == imp.module.split(".")[0] else imp.module
+        base = local if local == module.split(".")[0] else module
         return ".".join(p for p in (base, rest) if p)
 
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING
 
 from ctxls.index.modules import ModuleSystem, register
-
-if TYPE_CHECKING:
-    from ctxls.index.refs import Import
 
 EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 
@@ -26,11 +22,11 @@ class EcmascriptModules(ModuleSystem):
         mod = path.rsplit(".", 1)[0]
         return [mod, mod[: -len("/index")]] if mod.endswith("/index") else [mod]
 
-    def absolute(self, imp: Import, path: str, root: str) -> str:
-        if not imp.module.startswith("."):
-            return imp.module  # a package: outside the workspace
-        spec = EXTENSION.sub("", imp.module)  # "./money.js" names money.ts or money.js
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+        if not module.startswith("."):
+            return module  # a package: outside the workspace
+        spec = EXTENSION.sub("", module)  # "./money.js" names money.ts or money.js
         return posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
 
-    def plain_target(self, imp: Import, rest: str, absolute: str) -> str | None:
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
         return None if rest else absolute  # `import * as m`: m is the module itself

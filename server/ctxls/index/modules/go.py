@@ -4,12 +4,8 @@
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
 
 from ctxls.index.modules import ModuleSystem, register
-
-if TYPE_CHECKING:
-    from ctxls.index.refs import Import
 
 
 @register("go")
@@ -22,19 +18,19 @@ class GoPackages(ModuleSystem):
     def module_name(self, path: str) -> str | None:
         return posixpath.dirname(path) or "."
 
-    def absolute(self, imp: Import, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
         """``"example.com/app/billing"`` is the folder ``billing`` when ``go.mod`` says
         ``module example.com/app``; the standard library and other modules stay as written."""
         prefix = self.module_path(root)
-        if prefix and (imp.module == prefix or imp.module.startswith(prefix + "/")):
-            return imp.module[len(prefix) + 1 :] or "."
-        return imp.module
+        if prefix and (module == prefix or module.startswith(prefix + "/")):
+            return module[len(prefix) + 1 :] or "."
+        return module
 
     def plain_local(self, module: str) -> str:
         """``import "example.com/app/billing"`` is used as ``billing``."""
         return module.rsplit("/", 1)[-1]
 
-    def plain_target(self, imp: Import, rest: str, absolute: str) -> str | None:
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
         return None if rest else absolute  # a package has no sub-packages by attribute
 
     def module_path(self, root: str) -> str | None:

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ctxls.index.modules import ModuleSystem, register, src_layout
-
-if TYPE_CHECKING:
-    from ctxls.index.refs import Import
 
 INIT_FILES = ("__init__.py", "__init__.pyi")
 
@@ -28,12 +23,12 @@ class PythonPackages(ModuleSystem):
     def relative_level(self, source: str) -> int:
         return len(source) - len(source.lstrip("."))
 
-    def absolute(self, imp: Import, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
         """``from ..a import b`` in ``p/q/m.py`` names ``p.a``: one dot is the file's own
         package (a package's ``__init__`` is its package), each further dot its parent."""
-        if imp.level == 0:
-            return imp.module
+        if level == 0:
+            return module
         own = self.module_name(path) or ""
         package = own.split(".") if path.endswith(INIT_FILES) else own.split(".")[:-1]
-        base = package[: len(package) - (imp.level - 1)] if imp.level > 1 else package
-        return ".".join([*base, *([imp.module] if imp.module else [])])
+        base = package[: len(package) - (level - 1)] if level > 1 else package
+        return ".".join([*base, *([module] if module else [])])

@@ -3,12 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ctxls.index.modules import ModuleSystem, register
-
-if TYPE_CHECKING:
-    from ctxls.index.refs import Import
 
 ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
 
@@ -24,9 +19,9 @@ class RustCrates(ModuleSystem):
             parts.pop()
         return ".".join(["crate", *parts])
 
-    def absolute(self, imp: Import, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
         own = self.module_name(path) or "crate"
-        parts = imp.module.split(".")
+        parts = module.split(".")
         if parts[0] == "self":
             return ".".join([own, *parts[1:]])
         if parts[0] == "super":
@@ -35,4 +30,4 @@ class RustCrates(ModuleSystem):
                 base = base[:-1] or ["crate"]
                 parts = parts[1:]
             return ".".join([*base, *parts])
-        return imp.module  # crate.… as is; another crate does not resolve
+        return module  # crate.… as is; another crate does not resolve
