@@ -156,10 +156,11 @@ _errors: dict[str, str] = {}
 
 
 def _record(where: str, exc: Exception) -> None:
-    """One broken language is reported in ``load_errors()`` and the log, not raised."""
+    """A broken language (or generic row) is reported in ``load_errors()`` and the log, not
+    raised: the others still load."""
     message = str(exc) if isinstance(exc, SpecError) else f"{type(exc).__name__}: {exc}"
     _errors[where] = message
-    log.error("grammars/%s not loaded: %s", where, message)
+    log.error("grammars/%s: %s", where, message)
 
 
 class Known(NamedTuple):
