@@ -1,5 +1,5 @@
 ; What a Go file refers to: imports, calls, and names whose type is known in their scope.
-; Capture vocabulary: grammars/README.md. A package is its folder (module_style = "go").
+; Capture vocabulary: grammars/README.md. A package is its folder (module_system = "go").
 
 (import_spec name: (package_identifier) @import.alias
   path: (interpreted_string_literal (interpreted_string_literal_content) @import.module))

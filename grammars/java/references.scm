@@ -1,5 +1,5 @@
 ; What a Java file refers to: imports, calls, and names whose type is known in their scope.
-; Capture vocabulary: grammars/README.md. A package is its folder (module_style = "java").
+; Capture vocabulary: grammars/README.md. A package is its folder (module_system = "java").
 
 (import_declaration (scoped_identifier scope: (_) @import.from name: (identifier) @import.name))
 

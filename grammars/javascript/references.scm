@@ -1,33 +1,11 @@
-; What a JavaScript file refers to: ES imports and CommonJS require, calls, and names whose
-; class is known from `new`. Like grammars/typescript/references.scm without type syntax.
+; What a JavaScript file refers to beyond grammars/_ecmascript/references.scm: CommonJS
+; `const x = require("./x")` as an import of the module, and class bases.
 
-(import_statement
-  (import_clause (named_imports
-    (import_specifier name: (identifier) @import.name alias: (identifier) @import.alias)))
-  source: (string (string_fragment) @import.from))
-(import_statement
-  (import_clause (named_imports (import_specifier name: (identifier) @import.name !alias)))
-  source: (string (string_fragment) @import.from))
-(import_statement
-  (import_clause (namespace_import (identifier) @import.alias))
-  source: (string (string_fragment) @import.module))
 (variable_declarator
   name: (identifier) @import.alias
   value: (call_expression
     function: (identifier) @_require (#eq? @_require "require")
     arguments: (arguments . (string (string_fragment) @import.module))))
-
-(call_expression function: (identifier) @call.name)
-(call_expression
-  function: (member_expression object: (_) @call.object property: (property_identifier) @call.name))
-(new_expression constructor: (identifier) @call.name)
-
-(variable_declarator name: (identifier) @bind.name value: (new_expression constructor: (_) @bind.type))
-(variable_declarator name: (identifier) @bind.name value: (_) @_value)
-(for_in_statement left: (identifier) @bind.name)
-(assignment_expression
-  left: (member_expression object: (this) @bind.self property: (property_identifier) @bind.name)
-  right: (new_expression constructor: (_) @bind.type))
 
 (class_declaration name: (identifier) @class.name
   (class_heritage (_) @class.base))

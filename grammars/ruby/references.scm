@@ -1,5 +1,5 @@
 ; What a Ruby file refers to: calls and names whose class is known. Constants are global in
-; Ruby, so classes resolve across the workspace by name (module_style = "ruby").
+; Ruby, so classes resolve across the workspace by name (module_system = "ruby").
 
 (call receiver: (_) @call.object method: (identifier) @call.name)
 (call !receiver method: (identifier) @call.name)

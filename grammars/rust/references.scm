@@ -1,6 +1,6 @@
 ; What a Rust file refers to: use declarations, calls, and names whose type is known in
 ; their scope. Capture vocabulary: grammars/README.md. Paths keep their `::` here; the
-; resolver reads them as crate-relative module paths (module_style = "rust").
+; resolver reads them as crate-relative module paths (module_system = "rust").
 
 (use_declaration argument: (scoped_identifier path: (_) @import.from name: (identifier) @import.name))
 (use_declaration argument: (use_as_clause

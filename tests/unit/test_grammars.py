@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import tree_sitter as ts
+
+from ctxls.index.scan import index_bytes
 from ctxls.syntax import languages
+from ctxls.syntax.spec import SpecError, read_spec
 
 
 def test_every_grammar_folder_loads() -> None:
@@ -29,11 +38,11 @@ def test_names_without_compiling_agree_with_the_compiled_languages() -> None:
         assert languages.name_for(f"src/file{ext}") == (lang.name if lang else None), ext
 
 
-def test_module_styles_without_compiling_agree_with_the_compiled_languages() -> None:
+def test_module_systems_without_compiling_agree_with_the_compiled_languages() -> None:
     for lang in [*languages.registry().values(), None]:
         for ext in lang.extensions if lang else (".txt", ".c"):
-            want = lang.module_style if lang and lang.refs_query is not None else None
-            assert languages.module_style(f"a/b{ext}") == want, ext
+            want = lang.module_system if lang and lang.refs_query is not None else None
+            assert languages.module_system(f"a/b{ext}") == want, ext
 
 
 STATE = {  # language: (a line that sets a field, one that mutates it in place, the name,
@@ -68,3 +77,149 @@ def test_field_and_assertion_patterns_per_language() -> None:
         assert lang.assertion.search(asserts) and not lang.assertion.search(plain), name
     go = langs["go"]  # no fixed receiver name: no field patterns, but testing.T asserts
     assert go.sets_field is None and go.assertion and go.assertion.search('t.Fatalf("x")')
+
+
+# ---- language.toml's schema ------------------------------------------------------------
+
+GO_TOML = languages.grammars_dir() / "go" / "language.toml"
+
+
+def _go_toml(tmp_path: Path, old: str, new: str) -> Path:
+    """A copy of grammars/go/language.toml, under a folder named like the real one, with
+    one edit."""
+    text = GO_TOML.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "grammars" / "go" / "language.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("module_system =", "modul_system =", "unknown key 'modul_system'"),
+    ('[tests]\nfiles = ["*_test.go"]', '[tests]\nfile = ["*_test.go"]', "unknown key 'tests.file'"),
+    ('extensions = [".go"]', 'extensions = ".go"',
+     "key 'extensions': expected a list of strings, got a string"),
+    ('self_names = []', 'self_names = []\nimplicit_self = "yes"',
+     "key 'implicit_self': expected true or false, got a string"),
+    ('name = "go"\n', "", "missing key 'name'"),
+    ('module_system = "go"', 'module_system = "cobol"', "unknown module_system 'cobol'"),
+    ('name = "go"\n', 'name = "go"\ninclude = ["_nowhere"]\n',
+     "include '_nowhere': no folder grammars/_nowhere"),
+    ('name = "go"\n', 'name = "go"\nname = "golang"\n', "grammars/go/language.toml: Cannot"),
+])
+def test_a_bad_language_toml_names_the_file_and_the_key(
+        tmp_path: Path, old: str, new: str, message: str) -> None:
+    with pytest.raises(SpecError) as raised:
+        read_spec(_go_toml(tmp_path, old, new))
+    assert str(raised.value).startswith("grammars/go/language.toml: ")
+    assert message in str(raised.value)
+
+
+def test_the_schema_reads_every_key_of_the_shipped_files() -> None:
+    spec = read_spec(languages.grammars_dir() / "python" / "language.toml")
+    assert spec.module_system == "python" and spec.self_names == ("self", "cls")
+    assert spec.tests.injected == ("conftest.py",) and spec.tests.runner == "pytest"
+    assert "conftest.py" in spec.tests.files
+    go = read_spec(GO_TOML)
+    assert go.tests.files == ("*_test.go",) and go.tests.injected == ()
+    assert go.sets_field is None and go.comment_nodes == ("comment",)
+
+
+@pytest.fixture()
+def grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A grammars folder of the test's own (python and go copied from the real one)."""
+    folder = tmp_path / "grammars"
+    for name in ("python", "go", "_generic"):
+        shutil.copytree(languages.grammars_dir() / name, folder / name)
+    monkeypatch.setenv("CTXLS_GRAMMARS", str(folder))
+    languages.reload()
+    yield folder
+    monkeypatch.undo()
+    languages.reload()
+
+
+def test_one_broken_language_does_not_take_the_others_down(grammars: Path) -> None:
+    toml = grammars / "go" / "language.toml"
+    toml.write_text(toml.read_text().replace("module_system =", "modul_system ="))
+    generic = grammars / "_generic" / "languages.toml"
+    generic.write_text(generic.read_text() + '".x1" = ["c", "//"]\n')
+    languages.reload()
+    assert languages.load_errors() == {
+        "go": "grammars/go/language.toml: unknown key 'modul_system'",
+        "_generic": "grammars/_generic/languages.toml: key '.x1': expected "
+                    '".ext" = [grammar, line comment, elision marker]'}
+    assert sorted(languages.registry()) == ["python"]
+    assert languages.for_path("a.go") is None and languages.name_for("a.go") is None
+    assert languages.name_for("a.c") == "c"  # the generic rows that fit still load
+
+
+# ---- include -------------------------------------------------------------------------
+
+def test_an_include_puts_its_patterns_first(grammars: Path) -> None:
+    """`include` prepends another folder's query files: the fragment's pattern and the
+    folder's own both match, and the scan's combined query splits where the outline ends."""
+    (grammars / "_defs").mkdir()
+    (grammars / "_defs" / "outline.scm").write_text(
+        "(function_definition name: (identifier) @name body: (block) @body) @definition.function\n")
+    (grammars / "_defs" / "references.scm").write_text("(call function: (identifier) @call.name)\n")
+    py = grammars / "python"
+    own = py / "outline.scm"
+    own.write_text("(class_definition name: (identifier) @name body: (block) @body)"
+                   " @definition.class\n")
+    (py / "references.scm").write_text(
+        "(import_statement name: (dotted_name) @import.module)\n")
+    (py / "toplevel.scm").unlink()
+    toml = py / "language.toml"
+    toml.write_text(toml.read_text().replace('name = "python"\n',
+                                             'name = "python"\ninclude = ["_defs"]\n'))
+    languages.reload()
+    assert languages.load_errors() == {}
+    lang = languages.registry()["python"]
+    assert lang.query.pattern_count == 2 and lang.outline_patterns == 2
+    assert lang.refs_query is not None and lang.refs_query.pattern_count == 2
+    assert lang.scan_query is not None and lang.scan_query.pattern_count == 4
+    src = b"import os\n\nclass A:\n    def f(self):\n        g()\n"
+    entry = index_bytes("m.py", "/m.py", src, 0, 1 << 20)
+    assert entry.tables is not None and entry.tables.refs is not None
+    assert [(d.qualname, d.kind) for d in entry.tables.outline.decls] == [
+        ("A", "class"), ("A.f", "method")]
+    assert [i.module for i in entry.tables.refs.imports] == ["os"]
+    assert [c.name for c in entry.tables.refs.calls] == ["g"]
+
+
+def _patterns_of(folder: Path, name: str, lang: str) -> list[str]:
+    spec = read_spec(folder / lang / "language.toml")
+    return [" ".join(p.split()) for where in (*spec.include, lang)
+            if (folder / where / name).is_file()
+            for p in languages._patterns((folder / where / name).read_text(encoding="utf-8"))]
+
+
+def test_every_language_compiles_its_queries_with_their_includes() -> None:
+    """Each query file with its includes compiles for the language's grammar, no pattern is
+    written twice, and the scan's combined query splits where the outline ends."""
+    folder = languages.grammars_dir()
+    for lang in languages.registry().values():
+        for name in ("outline.scm", "toplevel.scm", "references.scm"):
+            patterns = _patterns_of(folder, name, lang.name)
+            assert len(patterns) == len(set(patterns)), (lang.name, name)
+            if patterns:
+                ts.Query(lang.ts_language, "\n".join(patterns))
+        assert lang.query.pattern_count == len(_patterns_of(folder, "outline.scm", lang.name))
+        assert lang.outline_patterns == lang.query.pattern_count
+        if lang.refs_query is not None:
+            assert lang.scan_query is not None
+            assert lang.scan_query.pattern_count == (
+                lang.outline_patterns + lang.refs_query.pattern_count)
+
+
+def test_javascript_and_typescript_write_a_shared_rule_once() -> None:
+    """A pattern both folders would hold lives in grammars/_ecmascript/, which both include
+    (TSX includes TypeScript's folder too)."""
+    folder = languages.grammars_dir()
+    for name in ("outline.scm", "toplevel.scm", "references.scm"):
+        shared = set(_patterns_of(folder, name, "javascript")) & set(
+            _patterns_of(folder, name, "typescript"))
+        text = (folder / "_ecmascript" / name).read_text(encoding="utf-8")
+        assert shared == {" ".join(p.split()) for p in languages._patterns(text)}, name
+        assert _patterns_of(folder, name, "tsx") == _patterns_of(folder, name, "typescript")

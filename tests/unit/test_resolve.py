@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ctxls.index.refs import extract as refs_of
 from ctxls.index.resolve import FileInfo, RefIndex, references
+from ctxls.index.resolve import tests_for as find_tests  # a name pytest does not collect
 from ctxls.index.tables import Tables
+from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import extract
 from ctxls.syntax.symbols import resolve
@@ -74,3 +76,43 @@ def test_overrides_and_inherited_methods(python: Language) -> None:
 def test_return_annotations_type_receivers_without_looping(python: Language) -> None:
     index = _index(python)
     assert _sites(index, "Cursor.next") == ([10, 11], [])
+
+
+def _is_test(path: str) -> bool:
+    lang = languages.for_path(path)
+    return lang is not None and lang.is_test_file(path)
+
+
+def _workspace(files: dict[str, bytes]) -> RefIndex:
+    index = RefIndex()
+    for path, src in files.items():
+        lang = languages.for_path(path)
+        assert lang is not None
+        tree = lang.parser().parse(src)
+        index.put(FileInfo(f"/ws/{path}", path, Tables.of(extract(lang, tree, LineIndex(src)),
+                                                          refs_of(lang, tree.root_node))))
+    return index
+
+
+def test_tests_bring_the_files_their_runner_loads_implicitly() -> None:
+    """pytest loads every conftest.py from a test's folder up to the root (Python's
+    `[tests] injected`); a Go test beside them brings none: Go's runner loads no such file."""
+    index = _workspace({
+        "billing/money.py": b"def add(a, b):\n    return a + b\n",
+        "tests/unit/test_money.py": (b"from billing.money import add\n\n\n"
+                                     b"def test_add():\n    assert add(1, 2) == 3\n"),
+        "tests/conftest.py": b"import pytest\n",
+        "conftest.py": b"",
+        "tests/go/cache.go": b"package cache\n\nfunc Evict() {}\n",
+        "tests/go/cache_test.go": b"package cache\n\nfunc TestEvict() { Evict() }\n",
+    })
+    add = resolve(index.files["/ws/billing/money.py"].outline, "add", "billing/money.py")
+    assert [tuple(h)[1:] for h in find_tests(index, "/ws/billing/money.py", add, _is_test)] == [
+        ("tests/unit/test_money.py", "test_add", "calls add directly (line 5)", False),
+        ("tests/conftest.py", None,
+         "conftest.py that pytest loads for tests/unit/test_money.py", True),
+        ("conftest.py", None, "conftest.py that pytest loads for tests/unit/test_money.py", True),
+    ]
+    evict = resolve(index.files["/ws/tests/go/cache.go"].outline, "Evict", "tests/go/cache.go")
+    assert [tuple(h)[1:] for h in find_tests(index, "/ws/tests/go/cache.go", evict, _is_test)] == [
+        ("tests/go/cache_test.go", "TestEvict", "calls Evict directly (line 3)", False)]

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
+from ctxls.index import modules
 from ctxls.syntax.languages import Language, Matches
 
 
@@ -59,6 +60,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     bindings: list[Binding] = []
     bases: dict[int, list[str]] = {}
     returns: list[tuple[int, str]] = []
+    system = modules.named(lang.module_system)
     for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
@@ -68,14 +70,12 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
                 local = _text(alias[0])
             elif "import.self" in caps:  # Rust `use a::b::{self}` binds b
                 local = dotted.rsplit(".", 1)[-1]
-            elif lang.module_style == "go":  # "example.com/app/billing" is used as billing
-                local = dotted.rsplit("/", 1)[-1]
             else:
-                local = dotted.split(".")[0]
+                local = system.plain_local(dotted)
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
         elif "import.from" in caps:
             src = _text(caps["import.from"][0]).replace("::", ".")  # Rust and Ruby write `a::b`
-            level = 0 if lang.module_style != "python" else len(src) - len(src.lstrip("."))
+            level = system.relative_level(src)
             module = src[level:]
             row = caps["import.from"][0].start_point.row
             if "import.star" in caps:

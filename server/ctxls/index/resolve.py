@@ -1,9 +1,9 @@
 """Who calls what: resolving calls to declarations across the workspace.
 
-Pure functions over a ``RefIndex`` (per-file outlines and reference tables, a module map,
-and an inverted index from called or imported names to files). The only language-specific
-knowledge here is how a path becomes a module name and how relative imports climb
-packages, which is how Python spells them; other languages plug in their own rules.
+Pure functions over a ``RefIndex`` (``index/refindex.py``: per-file outlines and reference
+tables, a module map, and an inverted index from called or imported names to files). What
+an import names is the file's module system's answer (``index/modules/``); nothing here
+names a language.
 
 Every answer separates what is proven (``resolved``) from what only matches by name
 (``candidates``) and counts the files that could not be read, because "no callers" and
@@ -12,44 +12,22 @@ Every answer separates what is proven (``resolved``) from what only matches by n
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import NamedTuple
 
-from ctxls.index.refs import Binding, Call, Import, Refs
-from ctxls.index.tables import Tables
+from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS, module_names
+from ctxls.index.refindex import FileInfo as FileInfo
+from ctxls.index.refindex import RefIndex as RefIndex
+from ctxls.index.refindex import module_name as module_name
+from ctxls.index.refs import Binding, Call
 from ctxls.syntax import languages
-from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
-CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 SUPER = frozenset({"super()", "super"})
-CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
-ES_EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
-MAX_HOPS = 6  # re-export chains followed at most this deep
-
-
-class FileInfo(NamedTuple):
-    key: str  # absolute path
-    path: str  # workspace-relative POSIX path
-    tables: Tables  # with reference tables (refs is not None)
-
-    @property
-    def outline(self) -> Outline:
-        return self.tables.outline
-
-    @property
-    def refs(self) -> Refs:
-        refs = self.tables.refs
-        assert refs is not None
-        return refs
-
-
-def _style(path: str) -> str | None:
-    return languages.module_style(path)
 
 
 def _implicit_self(info: FileInfo) -> bool:
@@ -60,256 +38,6 @@ def _implicit_self(info: FileInfo) -> bool:
 def _self_names(info: FileInfo) -> frozenset[str]:
     lang = languages.for_path(info.path)
     return frozenset(lang.self_names) if lang is not None else SELF_NAMES
-
-
-def module_name(path: str) -> str | None:
-    """The name imports use for a file. Python: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
-    ``pkg/__init__.py`` -> ``pkg``. ES modules: the path without its extension
-    (``billing/pricing.ts`` -> ``billing/pricing``; ``x/index.ts`` also answers to ``x``)."""
-    style = _style(path)
-    stem = path.rsplit(".", 1)[0]
-    if style == "es":
-        return stem
-    if style == "go":  # a package is its folder
-        return posixpath.dirname(path) or "."
-    if style == "ruby":  # constants are global; the file name only serves require
-        return stem
-    if style == "rust":  # src/a/b.rs, src/a/b/mod.rs -> crate.a.b; src/lib.rs -> crate
-        tail = stem.rsplit("src/", 1)[-1] if "src/" in stem or stem.startswith("src/") else stem
-        parts = [p for p in tail.split("/") if p]
-        if parts and parts[-1] in ("mod", "lib", "main"):
-            parts.pop()
-        return ".".join(["crate", *parts])
-    if style == "java":  # a package is its folder, named from below the source root
-        folder = posixpath.dirname(path)
-        tail = folder.rsplit("java/", 1)[-1] if "java/" in folder else folder
-        return tail.replace("/", ".") or "."
-    if style != "python":
-        return None
-    parts = stem.split("/")
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts) if parts else None
-
-
-class RefIndex:
-    """Reference tables of every indexed file, kept current by the engine."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, FileInfo] = {}
-        self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
-        self._go_prefix: dict[str, str | None] = {}  # root -> module path from its go.mod
-        self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
-        self._imported: dict[str, frozenset[str]] = {}  # key -> modules its imports name
-        self._scopes: dict[str, list[str | None]] = {}  # key -> row -> enclosing function
-
-    def _names(self, info: FileInfo) -> frozenset[str]:
-        return info.tables.name_set()
-
-    def put(self, info: FileInfo) -> None:
-        self.remove(info.key)
-        self.files[info.key] = info
-        for mod in _module_names(info.path):
-            self.modules.setdefault(mod, []).append(info.key)
-        for name in self._names(info):
-            self.by_name.setdefault(name, set()).add(info.key)
-
-    def imported_modules(self, info: FileInfo) -> frozenset[str]:
-        """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
-        import c``), kept until the file changes: test discovery asks for all test files."""
-        found = self._imported.get(info.key)
-        if found is None:
-            found = frozenset(m for i in info.refs.imports
-                              for a in (self.absolute(info, i),)
-                              for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
-                              if m)
-            self._imported[info.key] = found
-        return found
-
-    def scopes(self, info: FileInfo) -> list[str | None]:
-        """Row -> innermost enclosing function, per file, kept until the file changes."""
-        found = self._scopes.get(info.key)
-        if found is None:
-            found = self._scopes[info.key] = _scopes(info)
-        return found
-
-    def remove(self, key: str) -> None:
-        self._imported.pop(key, None)
-        self._scopes.pop(key, None)
-        old = self.files.pop(key, None)
-        if old is None:
-            return
-        for mod in _module_names(old.path):
-            members = self.modules.get(mod)
-            if members is not None and key in members:
-                members.remove(key)
-                if not members:
-                    del self.modules[mod]
-        for name in self._names(old):
-            keys = self.by_name.get(name)
-            if keys is not None:
-                keys.discard(key)
-
-    # ---- resolution ---------------------------------------------------------------------
-    def module_file(self, module: str) -> FileInfo | None:
-        keys = self.modules.get(module)
-        return self.files.get(keys[0]) if keys else None
-
-    def package(self, info: FileInfo) -> list[FileInfo]:
-        """Every file of ``info``'s module: itself, or all files of a Go package."""
-        mod = module_name(info.path)
-        if mod is None or _style(info.path) not in ("go", "java"):
-            return [info]
-        return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
-
-    def _go_module(self, info: FileInfo) -> str | None:
-        root = info.key[: len(info.key) - len(info.path)]
-        if root not in self._go_prefix:
-            prefix = None
-            try:
-                with open(posixpath.join(root, "go.mod"), encoding="utf-8") as fh:
-                    for line in fh:
-                        if line.startswith("module "):
-                            prefix = line.split()[1].strip('"')
-                            break
-            except OSError:
-                pass
-            self._go_prefix[root] = prefix
-        return self._go_prefix[root]
-
-    def absolute(self, info: FileInfo, imp: Import) -> str:
-        """The absolute module an import names."""
-        if _style(info.path) == "rust":  # crate::a::b, super::x, self::x (already dotted)
-            own = module_name(info.path) or "crate"
-            parts = imp.module.split(".")
-            if parts[0] == "self":
-                return ".".join([own, *parts[1:]])
-            if parts[0] == "super":
-                base = own.split(".")
-                while parts and parts[0] == "super":
-                    base = base[:-1] or ["crate"]
-                    parts = parts[1:]
-                return ".".join([*base, *parts])
-            return imp.module  # crate.… as is; another crate does not resolve
-        if _style(info.path) == "go":  # "example.com/app/billing" -> the folder billing
-            prefix = self._go_module(info)
-            if prefix and (imp.module == prefix or imp.module.startswith(prefix + "/")):
-                return imp.module[len(prefix) + 1 :] or "."
-            return imp.module  # the standard library or another module
-        if _style(info.path) == "es":  # "./pricing" is beside the importing file
-            if not imp.module.startswith("."):
-                return imp.module  # a package: outside the workspace
-            folder = posixpath.dirname(info.path)
-            spec = ES_EXTENSION.sub("", imp.module)  # "./money.js" names money.ts or .js
-            return posixpath.normpath(posixpath.join(folder, spec))
-        if imp.level == 0:
-            return imp.module
-        own = module_name(info.path) or ""
-        package = own.split(".") if info.path.endswith(("__init__.py", "__init__.pyi")) \
-            else own.split(".")[:-1]
-        base = package[: len(package) - (imp.level - 1)] if imp.level > 1 else package
-        return ".".join([*base, *([imp.module] if imp.module else [])])
-
-    def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
-        """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
-        for member in self.package(info):
-            for d in member.outline.decls:
-                if d.name == name and not d.parents:
-                    return member, d
-        if hops >= MAX_HOPS:
-            return None
-        for imp in info.refs.imports:
-            if imp.local == name and imp.name:
-                target = self.imported(info, imp, hops + 1)
-                if target is not None:
-                    return target
-        for imp in info.refs.imports:
-            if imp.name == "*":
-                src = self.module_file(self.absolute(info, imp))
-                if src is not None and (found := self.export(src, name, hops + 1)):
-                    return found
-        return None
-
-    def imported(self, info: FileInfo, imp: Import,
-                 hops: int = 0) -> tuple[FileInfo, Decl] | None:
-        """What ``from m import name`` binds, when it is a declaration (not a module)."""
-        if imp.name is None or imp.name == "*":
-            return None
-        src = self.module_file(self.absolute(info, imp))
-        return self.export(src, imp.name, hops) if src is not None else None
-
-    def module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
-        """The workspace module an expression such as ``pricing`` or ``a.b`` names in a file."""
-        head, _, rest = expr.partition(".")
-        for imp in info.refs.imports:
-            if imp.local != head:
-                continue
-            if imp.name is None and _style(info.path) in ("es", "go"):  # import * as m / Go
-                return None if rest else self.module_file(self.absolute(info, imp))
-            if imp.name is None and _style(info.path) == "es":  # import * as pricing
-                return None if rest else self.module_file(self.absolute(info, imp))
-            if imp.name is None:  # `import a.b` binds a; `import a.b as x` binds x to a.b
-                base = head if imp.local == imp.module.split(".")[0] else imp.module
-                return self.module_file(".".join(p for p in (base, rest) if p))
-            if imp.name != "*":  # from pkg import mod [as x]
-                return self.module_file(
-                    ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
-        return None
-
-    def class_named(self, info: FileInfo, expr: str,
-                    around: Decl | None = None) -> tuple[FileInfo, Decl] | None:
-        """The class an expression names in a file: nested in an enclosing scope, local,
-        imported, or ``module.Class``; ``Class(...)`` names its instance's class."""
-        expr = expr.strip()
-        if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
-            expr = expr[1:-1].split(",", 1)[0]
-        expr = re.sub(r"^(?:[&*]|mut\s+|dyn\s+|impl\s+)+", "", expr.strip())
-        expr = re.split(r"[\[<]", expr, maxsplit=1)[0].strip("\"' ")
-        if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
-            expr = around.parents[-1]
-            for d in info.outline.decls:
-                if d.qualname == expr and d.kind in CLASS_KINDS:
-                    return info, d
-        if m := CONSTRUCTED.match(expr):
-            expr = m.group(1)
-        if around is not None and "." not in expr:
-            scopes = (*around.parents, around.qualname)
-            for scope in reversed(scopes):  # innermost visible definition wins
-                for d in info.outline.decls:
-                    if d.kind == "class" and d.qualname == f"{scope}.{expr}":
-                        return info, d
-        if "." in expr:
-            mod, _, cls = expr.rpartition(".")
-            src = self.module_of(info, mod)
-            found = self.export(src, cls) if src is not None else None
-        else:
-            found = self.export(info, expr)
-        if found is not None and found[1].kind in CLASS_KINDS:
-            return found
-        if _style(info.path) == "ruby":  # constants are global: any file may define it
-            return self.global_class(expr)
-        return None
-
-    def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
-        """A class or module by (qualified) name anywhere in the workspace (Ruby)."""
-        found = [(f, d) for f in self.files.values() if _style(f.path) == "ruby"
-                 for d in f.outline.decls
-                 if d.kind in ("class", "module") and (d.qualname == expr or d.name == expr)]
-        exact = [x for x in found if x[1].qualname == expr]
-        return (exact or found)[0] if len(exact or found) == 1 else None
-
-    def ancestors(self, info: FileInfo, cls: Decl, hops: int = 0) -> Iterator[tuple[str, str]]:
-        """(file key, class qualname) of a class and its bases, as far as they resolve."""
-        yield info.key, cls.qualname
-        if hops >= MAX_HOPS:
-            return
-        for row, bases in info.refs.bases:
-            if row != cls.name_span.start_row:
-                continue
-            for base in bases:
-                found = self.class_named(info, base, cls)
-                if found is not None:
-                    yield from self.ancestors(found[0], found[1], hops + 1)
 
 
 class Reference(NamedTuple):
@@ -479,18 +207,6 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     return False
 
 
-def _scopes(info: FileInfo) -> list[str | None]:
-    """The innermost function around each row (its qualname), None at module level."""
-    rows: list[str | None] = [None] * (info.outline.line_count + 1)
-    functions = sorted((d for d in info.outline.decls
-                        if d.body is not None and d.kind in ("function", "method")),
-                       key=lambda d: d.span.start_row)
-    for d in functions:  # later starts are nested deeper: they overwrite their parents
-        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
-            rows[r] = d.qualname
-    return rows
-
-
 def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | None:
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
@@ -528,19 +244,6 @@ def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
         if parent in names:
             return names[parent]
     return None
-
-
-def _module_names(path: str) -> list[str]:
-    """Names a file can be imported by: from the root, and from a ``src/`` layout root."""
-    mod = module_name(path)
-    if mod is None:
-        return []
-    names = [mod]
-    if mod.startswith("src."):
-        names.append(mod[len("src."):])
-    if mod.endswith("/index"):  # ES: a folder's index file answers to the folder
-        names.append(mod[: -len("/index")])
-    return names
 
 
 def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
@@ -583,17 +286,21 @@ class TestHit(NamedTuple):
     path: str
     symbol: str | None  # the test function, or None for a whole file
     evidence: str
+    # A file its test runner loads for every test in its folder and below (the language's
+    # `[tests] injected`), however it was found.
+    injected: bool = False
 
 
 def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bool],
               callers: int = 20) -> list[TestHit]:
-    """Tests that exercise ``decl``, strongest evidence first, plus the conftest.py files
-    pytest loads for them (no import points at those)."""
+    """Tests that exercise ``decl``, strongest evidence first, plus the files their test
+    runner loads for them implicitly (no import points at those)."""
     home = index.files[key]
     hits: dict[tuple[str, str | None], TestHit] = {}
 
     def add(hit: TestHit) -> None:
-        hits.setdefault((hit.key, hit.symbol), hit)
+        if (hit.key, hit.symbol) not in hits:
+            hits[hit.key, hit.symbol] = hit._replace(injected=_injected(hit.path))
 
     resolved, candidates = references(index, key, decl)
     for ref in resolved:
@@ -611,7 +318,7 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
                 add(TestHit(hop.key, hop.path, hop.enclosing,
                             f"calls {caller.qualname}, a caller of {decl.name} "
                             f"(line {hop.call.row + 1})"))
-    home_modules = set(_module_names(home.path))
+    home_modules = set(module_names(home.path))
     for info in index.files.values():
         if not is_test(info.path) or (info.key, None) in hits or any(
                 k == info.key for k, _ in hits):
@@ -622,19 +329,28 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
         if is_test(ref.path) and not any(k == ref.key for k, _ in hits):
             add(TestHit(ref.key, ref.path, ref.enclosing,
                         f"matches by name only: {ref.why} (line {ref.call.row + 1})"))
-    # conftest.py files pytest injects for every test file found
     by_path = {info.path: info for info in index.files.values()}
     for hit in list(hits.values()):
+        spec = languages.spec_for(hit.path)
+        if spec is None or not spec.tests.injected:
+            continue
         folder = hit.path.rsplit("/", 1)[0] if "/" in hit.path else ""
-        while True:
-            conf = f"{folder}/conftest.py" if folder else "conftest.py"
-            if conf in by_path and conf != hit.path:
-                add(TestHit(by_path[conf].key, conf, None,
-                            f"conftest.py that pytest loads for {hit.path}"))
+        while True:  # the hit's folder, then each parent up to the root
+            for name in spec.tests.injected:
+                path = f"{folder}/{name}" if folder else name
+                if path in by_path and path != hit.path:
+                    add(TestHit(by_path[path].key, path, None,
+                                f"{name} that {spec.tests.runner} loads for {hit.path}"))
             if not folder:
                 break
             folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
     return list(hits.values())
+
+
+def _injected(path: str) -> bool:
+    """Whether the test runner of the file's language loads it implicitly."""
+    spec = languages.spec_for(path)
+    return spec is not None and path.rsplit("/", 1)[-1] in spec.tests.injected
 
 
 class Dependency(NamedTuple):

@@ -48,8 +48,10 @@ def _fingerprint() -> str:
     h.update(f"{SCHEMA}:{ctxls.__version__}".encode())
     package = Path(ctxls.__file__).parent
     sources = [*sorted(languages.grammars_dir().rglob("*")),
-               *(package / "syntax" / f for f in ("outline.py", "text.py", "languages.py")),
-               *(package / "index" / f for f in ("refs.py", "scan.py", "tables.py"))]
+               *(package / "syntax" / f for f in ("outline.py", "text.py", "languages.py",
+                                                  "spec.py")),
+               *(package / "index" / f for f in ("refs.py", "scan.py", "tables.py")),
+               *sorted((package / "index" / "modules").glob("*.py"))]
     for path in sources:
         if path.is_file():
             h.update(path.name.encode())

@@ -1,7 +1,8 @@
 """The language registry.
 
 Everything ctxls knows about a language lives in ``grammars/<lang>/``: a ``language.toml``
-data file and an ``outline.scm`` query. This module loads them, compiles each query once and
+data file (its schema: ``syntax/spec.py``) and query files, which may start with those of
+the folders it includes (``include``). This module loads them, compiles each query once and
 hands out parsers. Adding a language adds a folder, never a branch here.
 """
 
@@ -13,7 +14,6 @@ import os
 import posixpath
 import re
 import threading
-import tomllib
 from functools import cache, lru_cache
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -21,6 +21,8 @@ from typing import NamedTuple
 import attrs
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language
+
+from ctxls.syntax.spec import LanguageSpec, SpecError, read_generic, read_spec
 
 log = logging.getLogger("ctxls")
 
@@ -59,7 +61,7 @@ class Language:
     # match pattern indices below ``outline_patterns`` are the outline's.
     scan_query: ts.Query | None = attrs.field(default=None, repr=False)
     outline_patterns: int = 0
-    module_style: str = "python"  # how import paths name files: "python" or "es"
+    module_system: str = "python"  # how imports name files: a name in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
     # How a method touches its instance's state, per line (ctx/construct's fields and intent
@@ -87,71 +89,86 @@ class Language:
                    for pat in self.test_files)
 
 
-def _load(folder: Path) -> Language:
-    data = tomllib.loads((folder / "language.toml").read_text(encoding="utf-8"))
-    ts_language = get_language(data["grammar"])
-    # `queries_from`: a grammar that extends another (TSX extends TypeScript) reuses its
-    # query files; a file in the folder itself still wins.
-    shared = folder.parent / data["queries_from"] if "queries_from" in data else None
+def _sources(folder: Path, spec: LanguageSpec) -> list[Path]:
+    """The folders a language's query files come from, in order: each folder it includes
+    (not what those include in turn), then its own."""
+    return [*(folder.parent / name for name in spec.include), folder]
 
-    def source(name: str) -> str | None:
-        for where in (folder, shared):
-            if where is not None and (where / name).is_file():
-                return (where / name).read_text(encoding="utf-8")
-        return None
+
+def _query_source(sources: list[Path], name: str) -> str | None:
+    """A query file with its includes: their text first, the folder's own last."""
+    parts = [(w / name).read_text(encoding="utf-8") for w in sources if (w / name).is_file()]
+    return "\n".join(parts) if parts else None
+
+
+_spec = cache(read_spec)
+
+
+def load(folder: Path) -> Language:
+    """Compile the language of one folder (raises on a bad data file or query)."""
+    spec = _spec(folder / "language.toml")
+    ts_language = get_language(spec.grammar)  # type: ignore[arg-type]
+    sources = _sources(folder, spec)
 
     def query(text: str | None) -> ts.Query | None:
         return ts.Query(ts_language, text) if text is not None else None
 
-    outline_text, refs_text = source("outline.scm"), source("references.scm")
+    outline_text = _query_source(sources, "outline.scm")
+    refs_text = _query_source(sources, "references.scm")
     outline = query(outline_text)
     if outline is None:
         raise FileNotFoundError(f"{folder.name}: no outline.scm")
-    top_query, refs_query = query(source("toplevel.scm")), query(refs_text)
+    top_query, refs_query = query(_query_source(sources, "toplevel.scm")), query(refs_text)
     scan_query = query(f"{outline_text}\n{refs_text}") if refs_text is not None else None
     return Language(
-        name=data["name"],
-        extensions=tuple(data["extensions"]),
-        line_comment=data["line_comment"],
-        comment_nodes=frozenset(data.get("comment_nodes", ["comment"])),
-        elision=data["elision"],
-        wrappers=frozenset(data.get("wrappers", [])),
-        leading=frozenset(data.get("leading", [])),
-        test_files=tuple(data.get("test_files", [])),
-        generated_markers=tuple(data.get("generated_markers", [])),
-        generated_files=tuple(data.get("generated_files", [])),
+        name=spec.name,
+        extensions=spec.extensions,
+        line_comment=spec.line_comment,
+        comment_nodes=frozenset(spec.comment_nodes),
+        elision=spec.elision,
+        wrappers=frozenset(spec.wrappers),
+        leading=frozenset(spec.leading),
+        test_files=spec.tests.files,
+        generated_markers=spec.generated_markers,
+        generated_files=spec.generated_files,
         ts_language=ts_language,
         query=outline,
         top_query=top_query,
         refs_query=refs_query,
         scan_query=scan_query,
         outline_patterns=outline.pattern_count,
-        module_style=data.get("module_style", "python"),
-        self_names=tuple(data.get("self_names", ["self", "cls"])),
-        implicit_self=bool(data.get("implicit_self", False)),
-        sets_field=_regex(data, "sets_field"),
-        reads_field=_regex(data, "reads_field"),
-        mutates_field=_regex(data, "mutates_field"),
-        constructors=tuple(data.get("constructors", [])),
-        assertion=_regex(data, "assertion"),
+        module_system=spec.module_system,
+        self_names=spec.self_names,
+        implicit_self=spec.implicit_self,
+        sets_field=_regex(spec.sets_field),
+        reads_field=_regex(spec.reads_field),
+        mutates_field=_regex(spec.mutates_field),
+        constructors=spec.constructors,
+        assertion=_regex(spec.assertion),
     )
 
 
-def _regex(data: dict[str, object], key: str) -> re.Pattern[str] | None:
-    text = data.get(key)
-    return re.compile(text) if isinstance(text, str) else None
+def _regex(text: str | None) -> re.Pattern[str] | None:
+    return re.compile(text) if text is not None else None
 
 
 _errors: dict[str, str] = {}
+
+
+def _record(where: str, exc: Exception) -> None:
+    """A broken language (or generic row) is reported in ``load_errors()`` and the log, not
+    raised: the others still load."""
+    message = str(exc) if isinstance(exc, SpecError) else f"{type(exc).__name__}: {exc}"
+    _errors[where] = message
+    log.error("grammars/%s: %s", where, message)
 
 
 class Known(NamedTuple):
     """What the TOML file and the folder listing say about a language, before compiling."""
 
     folder: Path
-    name: str
-    module_style: str
-    has_refs: bool  # a references.scm (its own or the one it shares)
+    spec: LanguageSpec
+    has_refs: bool  # a references.scm (its own or an included one)
 
 
 @cache
@@ -165,16 +182,13 @@ def _folders() -> dict[str, Known]:
         if folder.name.startswith("_") or not toml.is_file():
             continue
         try:
-            data = tomllib.loads(toml.read_text(encoding="utf-8"))
-            where = [folder, *([folder.parent / data["queries_from"]]
-                               if "queries_from" in data else [])]
-            known = Known(folder, data["name"], data.get("module_style", "python"),
-                          any((w / "references.scm").is_file() for w in where))
-            exts = data["extensions"]
+            spec = _spec(toml)
         except Exception as exc:
-            _errors[folder.name] = f"{type(exc).__name__}: {exc}"
+            _record(folder.name, exc)
             continue
-        for ext in exts:
+        known = Known(folder, spec, any((w / "references.scm").is_file()
+                                        for w in _sources(folder, spec)))
+        for ext in spec.extensions:
             out.setdefault(ext, known)
     return out
 
@@ -185,10 +199,9 @@ def _load_folder(folder: Path) -> Language | None:
     does not compile) is recorded in ``load_errors()``: one broken language must not take
     the others down."""
     try:
-        return _load(folder)
+        return load(folder)
     except Exception as exc:
-        _errors[folder.name] = f"{type(exc).__name__}: {exc}"
-        log.error("grammars/%s not loaded: %s", folder.name, exc)
+        _record(folder.name, exc)
         return None
 
 
@@ -203,8 +216,18 @@ def registry() -> dict[str, Language]:
 
 
 def load_errors() -> dict[str, str]:
+    """Folders (and ``_generic``) that did not load, with the reason."""
     registry()
+    _generic_table()
     return dict(_errors)
+
+
+def reload() -> None:
+    """Forget every loaded language and error, so the next call reads ``grammars_dir()``
+    again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
+    for cached in (_spec, _folders, _load_folder, _generic_table, _generic, module_system):
+        cached.cache_clear()
+    _errors.clear()
 
 
 def _patterns(source: str) -> list[str]:
@@ -226,8 +249,13 @@ def _generic_table() -> dict[str, tuple[str, str, str]]:
     path = grammars_dir() / "_generic" / "languages.toml"
     if not path.is_file():
         return {}
-    table = tomllib.loads(path.read_text(encoding="utf-8"))
-    return {ext: (row[0], row[1], row[2]) for ext, row in table.items()}
+    try:
+        rows, problems = read_generic(path)
+    except SpecError as exc:
+        rows, problems = {}, [str(exc)]
+    if problems:
+        _record("_generic", SpecError("; ".join(problems)))
+    return {ext: (row.grammar, row.line_comment, row.elision) for ext, row in rows.items()}
 
 
 @cache
@@ -276,14 +304,20 @@ def name_for(path: str) -> str | None:
     ext = posixpath.splitext(path)[1].lower()
     known = _folders().get(ext)
     if known is not None:
-        return known.name
+        return known.spec.name
     row = _generic_table().get(ext)
     return row[0] if row is not None else None
 
 
-@lru_cache(maxsize=1 << 16)
-def module_style(path: str) -> str | None:
-    """How import paths name the file's modules, for languages with reference tables;
-    from the TOML file, without compiling anything."""
+def spec_for(path: str) -> LanguageSpec | None:
+    """The data file of the file's language (a grammar folder's), without compiling."""
     known = _folders().get(posixpath.splitext(path)[1].lower())
-    return known.module_style if known is not None and known.has_refs else None
+    return known.spec if known is not None else None
+
+
+@lru_cache(maxsize=1 << 16)
+def module_system(path: str) -> str | None:
+    """The module system that names the file's modules, for languages with reference
+    tables; from the TOML file, without compiling anything."""
+    known = _folders().get(posixpath.splitext(path)[1].lower())
+    return known.spec.module_system if known is not None and known.has_refs else None

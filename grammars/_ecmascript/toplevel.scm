@@ -1,9 +1,11 @@
-; Patterns that may only start at the top of a file (the program node and its children): the
-; registry runs this query with a maximum start depth of 1. These patterns come after
-; outline.scm's, so a const that outline.scm calls a function or an object stays one.
-; This is grammars/typescript/toplevel.scm without TypeScript's `declare`: keep them in step.
+; Module-level patterns JavaScript, TypeScript and TSX share, included before each
+; language's own toplevel.scm (`include = ["_ecmascript"]`). Patterns that may only start at
+; the top of a file (the program node and its children): the registry runs this query with a
+; maximum start depth of 1. These patterns come after outline.scm's, so a const that
+; outline.scm calls a function or an object stays one.
 
-; Imports: ES imports, CommonJS `require` bound to a name, and a bare `require("./polyfill")`.
+; Imports: ES imports (and TypeScript's `import fs = require("fs")`), CommonJS `require`
+; bound to a name, and a bare `require("./polyfill")`.
 (import_statement) @header.import
 (lexical_declaration
   . (variable_declarator value: (_) @_v (#match? @_v "^require\\s*\\("))) @header.import
@@ -13,11 +15,11 @@
   (call_expression function: (identifier) @_r (#eq? @_r "require"))) @header.import
 
 ; Exports that declare nothing: re-exports are imports too (`export * from "./x"`); export
-; lists and `export default expr` are header lines, and so are CommonJS
-; `module.exports = ...` / `exports.x = ...`. Not when they export a
-; function, a class or an object of methods written in place: that is a declaration with a
-; body (outline.scm), and an edit inside it refreshes the outline from its own subtree,
-; where this query does not run (same test as for consts below).
+; lists, `export default expr` (and TypeScript's `export = X`, `export as namespace X`) are
+; header lines, and so are CommonJS `module.exports = ...` / `exports.x = ...`. Not when
+; they export a function, a class or an object of methods written in place: that is a
+; declaration with a body (outline.scm), and an edit inside it refreshes the outline from its
+; own subtree, where this query does not run (same test as for consts below).
 (export_statement source: (_)) @header.import
 (export_statement !declaration !source !value) @header.constant
 ((export_statement !declaration !source value: (_ !body) @_v) @header.constant
@@ -36,11 +38,12 @@
      right: (_ !body) @_v)) @header.constant
   (#not-match? @_v "=>|\\bfunction\\b|[\\w$\\]'\"]\\s*\\([^()]*\\)\\s*\\{"))
 
-; Module-level `const` / `let` / `var`: header constants, and each name a declaration.
-; `const x = require("x")` is an import, not a declaration. A const
-; bound to a function, a class or an object of methods is a declaration with a body
-; (outline.scm), not a header constant: a value that holds `=>`, `function` or `name(...) {`
-; is left out (a body-less const whose value merely contains one is still a declaration).
+; Module-level `const` / `let` / `var`: header constants, and each name a declaration
+; (TypeScript's `declare const` is in its own toplevel.scm). `const x = require("x")` is an
+; import, not a declaration. A const bound to a function, a class or an object of methods is
+; a declaration with a body (outline.scm), not a header constant: a value that holds `=>`,
+; `function` or `name(...) {` is left out (a body-less const whose value merely contains one
+; is still a declaration).
 ((lexical_declaration . (variable_declarator value: (_ !body) @_v)) @header.constant
   (#not-match? @_v "^require\\s*\\(|=>|\\bfunction\\b|[\\w$\\]'\"]\\s*\\([^()]*\\)\\s*\\{"))
 (lexical_declaration . (variable_declarator !value)) @header.constant

@@ -1,0 +1,26 @@
+; What JavaScript, TypeScript and TSX files refer to, written once: ES imports, calls, and
+; names whose class is known from `new`. Included before each language's own references.scm
+; (`include = ["_ecmascript"]`). Capture vocabulary: grammars/README.md.
+
+(import_statement
+  (import_clause (named_imports
+    (import_specifier name: (identifier) @import.name alias: (identifier) @import.alias)))
+  source: (string (string_fragment) @import.from))
+(import_statement
+  (import_clause (named_imports (import_specifier name: (identifier) @import.name !alias)))
+  source: (string (string_fragment) @import.from))
+(import_statement
+  (import_clause (namespace_import (identifier) @import.alias))
+  source: (string (string_fragment) @import.module))
+
+(call_expression function: (identifier) @call.name)
+(call_expression
+  function: (member_expression object: (_) @call.object property: (property_identifier) @call.name))
+(new_expression constructor: (identifier) @call.name)
+
+(variable_declarator name: (identifier) @bind.name value: (new_expression constructor: (_) @bind.type))
+(variable_declarator name: (identifier) @bind.name value: (_) @_value)
+(for_in_statement left: (identifier) @bind.name)
+(assignment_expression
+  left: (member_expression object: (this) @bind.self property: (property_identifier) @bind.name)
+  right: (new_expression constructor: (_) @bind.type))

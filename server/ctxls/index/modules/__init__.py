@@ -1,0 +1,95 @@
+"""Module systems: how a language's imports name the files of a workspace.
+
+Each system is a class registered under a name; a language picks one with the
+``module_system`` key of its ``language.toml``. The reference index (``index/resolve.py``)
+asks the importing file's system what module names a path answers to and which absolute
+module an import names, and never compares language names itself. A system is one object
+per process, so state that belongs to a workspace root (Go's ``go.mod`` module path) is
+cached in it per root.
+
+Adding one: a module in this package with a ``@register("name")`` subclass of
+``ModuleSystem``, imported at the bottom of this file. The package imports nothing else of
+ctxls, so both the language registry and the reference index can use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
+
+
+class ModuleSystem:
+    """The defaults are those of dotted, absolute module paths (``import a.b``)."""
+
+    name: ClassVar[str] = ""
+    # A module is every file of its folder (Go and Java packages): a name it exports may
+    # be declared in any of them.
+    spans_files: ClassVar[bool] = False
+    # A class name means that class wherever the workspace declares it (Ruby constants).
+    global_classes: ClassVar[bool] = False
+
+    def module_name(self, path: str) -> str | None:
+        """The name imports use for the file at workspace-relative ``path``; None: the
+        file is no module (the base class: a language without reference tables)."""
+        return None
+
+    def module_names(self, path: str) -> list[str]:
+        """Every name the file can be imported by, ``module_name`` first."""
+        mod = self.module_name(path)
+        return [mod] if mod is not None else []
+
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+        """The absolute module that an import of ``module`` (as written, after ``level``
+        leading dots) in the file at ``path`` names; ``root`` is the workspace's folder."""
+        return module
+
+    def relative_level(self, source: str) -> int:
+        """How many packages ``from <source> import x`` climbs (Python's leading dots)."""
+        return 0
+
+    def plain_local(self, module: str) -> str:
+        """The name ``import <module>`` binds, without an alias: ``import a.b`` binds ``a``."""
+        return module.split(".")[0]
+
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
+        """The module ``<local>.<rest>`` names when ``local`` is bound by a plain import of
+        ``module`` (whose absolute name is ``absolute``), or None. ``import a.b`` binds
+        ``a``, so ``a.b.c`` is module ``a.b.c``; ``import a.b as x`` binds x to ``a.b``."""
+        base = local if local == module.split(".")[0] else module
+        return ".".join(p for p in (base, rest) if p)
+
+
+def src_layout(mod: str) -> list[str]:
+    """A dotted module under a ``src/`` folder also answers to the name below it."""
+    return [mod, mod[len("src."):]] if mod.startswith("src.") else [mod]
+
+
+NONE = ModuleSystem()  # files of languages without reference tables are no modules
+_SYSTEMS: dict[str, ModuleSystem] = {}
+S = TypeVar("S", bound=type[ModuleSystem])
+
+
+def register(name: str) -> Callable[[S], S]:
+    """Class decorator: the system ``language.toml`` names ``name``."""
+
+    def add(cls: S) -> S:
+        if name in _SYSTEMS:
+            raise ValueError(f"module system {name!r} registered twice")
+        cls.name = name
+        _SYSTEMS[name] = cls()
+        return cls
+
+    return add
+
+
+def named(name: str) -> ModuleSystem:
+    """The system registered as ``name`` (KeyError when there is none)."""
+    return _SYSTEMS[name]
+
+
+def names() -> list[str]:
+    return sorted(_SYSTEMS)
+
+
+# Each system registers itself when its module is imported.
+from ctxls.index.modules import ecmascript, go, java, python, ruby, rust  # noqa: E402, F401

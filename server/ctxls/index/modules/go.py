@@ -1,0 +1,49 @@
+"""Go packages: a package is a folder, and import paths under the module path that
+``go.mod`` declares name folders of the workspace."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ctxls.index.modules import ModuleSystem, register
+
+
+@register("go")
+class GoPackages(ModuleSystem):
+    spans_files = True
+
+    def __init__(self) -> None:
+        self._module_paths: dict[str, str | None] = {}  # workspace root -> go.mod module path
+
+    def module_name(self, path: str) -> str | None:
+        return posixpath.dirname(path) or "."
+
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+        """``"example.com/app/billing"`` is the folder ``billing`` when ``go.mod`` says
+        ``module example.com/app``; the standard library and other modules stay as written."""
+        prefix = self.module_path(root)
+        if prefix and (module == prefix or module.startswith(prefix + "/")):
+            return module[len(prefix) + 1 :] or "."
+        return module
+
+    def plain_local(self, module: str) -> str:
+        """``import "example.com/app/billing"`` is used as ``billing``."""
+        return module.rsplit("/", 1)[-1]
+
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
+        return None if rest else absolute  # a package has no sub-packages by attribute
+
+    def module_path(self, root: str) -> str | None:
+        """The ``module`` line of ``root``'s go.mod, read once per root."""
+        if root not in self._module_paths:
+            prefix = None
+            try:
+                with open(posixpath.join(root, "go.mod"), encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.startswith("module "):
+                            prefix = line.split()[1].strip('"')
+                            break
+            except OSError:
+                pass
+            self._module_paths[root] = prefix
+        return self._module_paths[root]

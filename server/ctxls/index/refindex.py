@@ -1,0 +1,244 @@
+"""The reference index: every indexed file's outline and reference tables, the module
+names they answer to, and an inverted index from called or imported names to files.
+
+Kept current by the engine as files change; ``index/resolve.py`` answers questions over it.
+Module names, what an import names and how far a module spans come from the file's module
+system (``index/modules/``), chosen by its language's ``module_system``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from ctxls.index import modules
+from ctxls.index.modules import ModuleSystem
+from ctxls.index.refs import Import, Refs
+from ctxls.index.tables import Tables
+from ctxls.syntax import languages
+from ctxls.syntax.outline import Decl, Outline
+
+CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
+CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
+MAX_HOPS = 6  # re-export chains followed at most this deep
+
+
+class FileInfo(NamedTuple):
+    key: str  # absolute path
+    path: str  # workspace-relative POSIX path
+    tables: Tables  # with reference tables (refs is not None)
+
+    @property
+    def outline(self) -> Outline:
+        return self.tables.outline
+
+    @property
+    def refs(self) -> Refs:
+        refs = self.tables.refs
+        assert refs is not None
+        return refs
+
+
+def _system(path: str) -> ModuleSystem:
+    """The module system of the file's language (``NONE`` without reference tables)."""
+    name = languages.module_system(path)
+    return modules.named(name) if name is not None else modules.NONE
+
+
+def module_name(path: str) -> str | None:
+    """The name imports use for a file (``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
+    ``billing/pricing.ts`` -> ``billing/pricing``), by its module system."""
+    return _system(path).module_name(path)
+
+
+class RefIndex:
+    """Reference tables of every indexed file, kept current by the engine."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, FileInfo] = {}
+        self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
+        self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
+        self._imported: dict[str, frozenset[str]] = {}  # key -> modules its imports name
+        self._scopes: dict[str, list[str | None]] = {}  # key -> row -> enclosing function
+
+    def _names(self, info: FileInfo) -> frozenset[str]:
+        return info.tables.name_set()
+
+    def put(self, info: FileInfo) -> None:
+        self.remove(info.key)
+        self.files[info.key] = info
+        for mod in module_names(info.path):
+            self.modules.setdefault(mod, []).append(info.key)
+        for name in self._names(info):
+            self.by_name.setdefault(name, set()).add(info.key)
+
+    def imported_modules(self, info: FileInfo) -> frozenset[str]:
+        """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
+        import c``), kept until the file changes: test discovery asks for all test files."""
+        found = self._imported.get(info.key)
+        if found is None:
+            found = frozenset(m for i in info.refs.imports
+                              for a in (self.absolute(info, i),)
+                              for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
+                              if m)
+            self._imported[info.key] = found
+        return found
+
+    def scopes(self, info: FileInfo) -> list[str | None]:
+        """Row -> innermost enclosing function, per file, kept until the file changes."""
+        found = self._scopes.get(info.key)
+        if found is None:
+            found = self._scopes[info.key] = _scopes(info)
+        return found
+
+    def remove(self, key: str) -> None:
+        self._imported.pop(key, None)
+        self._scopes.pop(key, None)
+        old = self.files.pop(key, None)
+        if old is None:
+            return
+        for mod in module_names(old.path):
+            members = self.modules.get(mod)
+            if members is not None and key in members:
+                members.remove(key)
+                if not members:
+                    del self.modules[mod]
+        for name in self._names(old):
+            keys = self.by_name.get(name)
+            if keys is not None:
+                keys.discard(key)
+
+    # ---- resolution ---------------------------------------------------------------------
+    def module_file(self, module: str) -> FileInfo | None:
+        keys = self.modules.get(module)
+        return self.files.get(keys[0]) if keys else None
+
+    def package(self, info: FileInfo) -> list[FileInfo]:
+        """Every file of ``info``'s module: itself, or all files of a Go or Java package."""
+        system = _system(info.path)
+        mod = system.module_name(info.path)
+        if mod is None or not system.spans_files:
+            return [info]
+        return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
+
+    def absolute(self, info: FileInfo, imp: Import) -> str:
+        """The absolute module an import names."""
+        root = info.key[: len(info.key) - len(info.path)]
+        return _system(info.path).absolute(imp.module, imp.level, info.path, root)
+
+    def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
+        """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
+        for member in self.package(info):
+            for d in member.outline.decls:
+                if d.name == name and not d.parents:
+                    return member, d
+        if hops >= MAX_HOPS:
+            return None
+        for imp in info.refs.imports:
+            if imp.local == name and imp.name:
+                target = self.imported(info, imp, hops + 1)
+                if target is not None:
+                    return target
+        for imp in info.refs.imports:
+            if imp.name == "*":
+                src = self.module_file(self.absolute(info, imp))
+                if src is not None and (found := self.export(src, name, hops + 1)):
+                    return found
+        return None
+
+    def imported(self, info: FileInfo, imp: Import,
+                 hops: int = 0) -> tuple[FileInfo, Decl] | None:
+        """What ``from m import name`` binds, when it is a declaration (not a module)."""
+        if imp.name is None or imp.name == "*":
+            return None
+        src = self.module_file(self.absolute(info, imp))
+        return self.export(src, imp.name, hops) if src is not None else None
+
+    def module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
+        """The workspace module an expression such as ``pricing`` or ``a.b`` names in a file."""
+        head, _, rest = expr.partition(".")
+        for imp in info.refs.imports:
+            if imp.local != head:
+                continue
+            if imp.name is None:  # a plain import: what it binds is the system's rule
+                target = _system(info.path).plain_target(imp.local, imp.module, rest,
+                                                         self.absolute(info, imp))
+                return self.module_file(target) if target is not None else None
+            if imp.name != "*":  # from pkg import mod [as x]
+                return self.module_file(
+                    ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
+        return None
+
+    def class_named(self, info: FileInfo, expr: str,
+                    around: Decl | None = None) -> tuple[FileInfo, Decl] | None:
+        """The class an expression names in a file: nested in an enclosing scope, local,
+        imported, or ``module.Class``; ``Class(...)`` names its instance's class."""
+        expr = expr.strip()
+        if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
+            expr = expr[1:-1].split(",", 1)[0]
+        expr = re.sub(r"^(?:[&*]|mut\s+|dyn\s+|impl\s+)+", "", expr.strip())
+        expr = re.split(r"[\[<]", expr, maxsplit=1)[0].strip("\"' ")
+        if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
+            expr = around.parents[-1]
+            for d in info.outline.decls:
+                if d.qualname == expr and d.kind in CLASS_KINDS:
+                    return info, d
+        if m := CONSTRUCTED.match(expr):
+            expr = m.group(1)
+        if around is not None and "." not in expr:
+            scopes = (*around.parents, around.qualname)
+            for scope in reversed(scopes):  # innermost visible definition wins
+                for d in info.outline.decls:
+                    if d.kind == "class" and d.qualname == f"{scope}.{expr}":
+                        return info, d
+        if "." in expr:
+            mod, _, cls = expr.rpartition(".")
+            src = self.module_of(info, mod)
+            found = self.export(src, cls) if src is not None else None
+        else:
+            found = self.export(info, expr)
+        if found is not None and found[1].kind in CLASS_KINDS:
+            return found
+        if _system(info.path).global_classes:  # any file may define it
+            return self.global_class(expr)
+        return None
+
+    def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
+        """A class or module by (qualified) name in any file whose module system makes
+        class names global (Ruby constants)."""
+        found = [(f, d) for f in self.files.values() if _system(f.path).global_classes
+                 for d in f.outline.decls
+                 if d.kind in ("class", "module") and (d.qualname == expr or d.name == expr)]
+        exact = [x for x in found if x[1].qualname == expr]
+        return (exact or found)[0] if len(exact or found) == 1 else None
+
+    def ancestors(self, info: FileInfo, cls: Decl, hops: int = 0) -> Iterator[tuple[str, str]]:
+        """(file key, class qualname) of a class and its bases, as far as they resolve."""
+        yield info.key, cls.qualname
+        if hops >= MAX_HOPS:
+            return
+        for row, bases in info.refs.bases:
+            if row != cls.name_span.start_row:
+                continue
+            for base in bases:
+                found = self.class_named(info, base, cls)
+                if found is not None:
+                    yield from self.ancestors(found[0], found[1], hops + 1)
+
+
+def _scopes(info: FileInfo) -> list[str | None]:
+    """The innermost function around each row (its qualname), None at module level."""
+    rows: list[str | None] = [None] * (info.outline.line_count + 1)
+    functions = sorted((d for d in info.outline.decls
+                        if d.body is not None and d.kind in ("function", "method")),
+                       key=lambda d: d.span.start_row)
+    for d in functions:  # later starts are nested deeper: they overwrite their parents
+        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
+            rows[r] = d.qualname
+    return rows
+
+
+def module_names(path: str) -> list[str]:
+    """Names a file can be imported by (a ``src/`` layout, a folder's ES ``index`` file)."""
+    return _system(path).module_names(path)

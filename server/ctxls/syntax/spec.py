@@ -1,0 +1,170 @@
+"""The schema of ``grammars/<lang>/language.toml`` and ``grammars/_generic/languages.toml``.
+
+Each file is structured once into attrs classes by a cattrs converter that forbids keys the
+schema does not have and checks every value's type, so a misspelt key is an error that
+names the file and the key instead of a default silently applied. ``grammars/README.md``
+says what each key means.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+
+from ctxls.index import modules
+
+
+class SpecError(ValueError):
+    """A data file that does not fit its schema; the message names the file and the keys."""
+
+
+@attrs.frozen
+class RunnerSpec:
+    """``[tests]``: what the language's test runner treats as tests."""
+
+    files: tuple[str, ...] = ()  # globs of test files (a `/` in a glob: the relative path)
+    # File names the runner loads for every test in their folder and below: no import
+    # points at them, so they are found by folder.
+    injected: tuple[str, ...] = ()
+    runner: str = "the test runner"  # named in the evidence for an injected file
+
+
+@attrs.frozen
+class LanguageSpec:
+    name: str
+    grammar: str  # tree-sitter-language-pack grammar name
+    extensions: tuple[str, ...]
+    line_comment: str
+    elision: str
+    comment_nodes: tuple[str, ...] = ("comment",)
+    wrappers: tuple[str, ...] = ()
+    leading: tuple[str, ...] = ()
+    tests: RunnerSpec = attrs.field(factory=RunnerSpec)
+    generated_markers: tuple[str, ...] = ()
+    generated_files: tuple[str, ...] = ()
+    module_system: str = "python"  # a name registered in ctxls.index.modules
+    self_names: tuple[str, ...] = ("self", "cls")
+    implicit_self: bool = False
+    sets_field: str | None = None  # regular expressions, compiled when the language loads
+    reads_field: str | None = None
+    mutates_field: str | None = None
+    constructors: tuple[str, ...] = ()
+    assertion: str | None = None
+    # Folders under grammars/ whose query files come before this folder's own, in order.
+    include: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class GenericRow:
+    """One row of ``_generic/languages.toml``: ``".ext" = [grammar, comment, elision]``."""
+
+    grammar: str
+    line_comment: str
+    elision: str
+
+
+def _string(value: object, _: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {_toml_type(value)}")
+    return value
+
+
+def _strings(value: object, _: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"expected a list of strings, got {_toml_type(value)}")
+    return tuple(value)
+
+
+def _boolean(value: object, _: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {_toml_type(value)}")
+    return value
+
+
+def _toml_type(value: object) -> str:
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    return {str: "a string", bool: "a boolean", int: "an integer", float: "a float",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+# cattrs alone would turn "abc" into ("a", "b", "c") and 1 into "1": every type is checked.
+_converter = cattrs.Converter(forbid_extra_keys=True)
+_converter.register_structure_hook(str, _string)
+_converter.register_structure_hook(bool, _boolean)
+_converter.register_structure_hook_func(lambda t: t == tuple[str, ...], _strings)
+
+
+def _problems(exc: BaseException, where: str = "") -> list[str]:
+    """What is wrong, one phrase per key (``tests.injected`` for a nested table's key)."""
+    if isinstance(exc, cattrs.ForbiddenExtraKeysError):
+        return [f"unknown key '{where}{key}'" for key in sorted(exc.extra_fields)]
+    if not isinstance(exc, cattrs.ClassValidationError):
+        return [str(exc)]
+    out = []
+    with_notes, without = exc.group_exceptions()
+    for sub, note in with_notes:
+        key = f"{where}{note.name}"
+        if isinstance(sub, cattrs.ClassValidationError):
+            out.extend(_problems(sub, f"{key}."))
+        elif isinstance(sub, KeyError):
+            out.append(f"missing key '{key}'")
+        else:
+            out.append(f"key '{key}': {sub}")
+    for sub in without:
+        out.extend(_problems(sub, where))
+    return out
+
+
+def _label(path: Path) -> str:
+    """``grammars/go/language.toml``: the path from the grammars folder's own name."""
+    return "/".join(path.parts[-3:])
+
+
+def _table(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"{_label(path)}: {exc}") from None
+
+
+def read_spec(path: Path) -> LanguageSpec:
+    """A ``language.toml``, structured and checked: its keys, their types, the module
+    system it names and the folders it includes (beside its own folder)."""
+    data = _table(path)
+    try:
+        spec = _converter.structure(data, LanguageSpec)
+    except cattrs.ClassValidationError as exc:
+        raise SpecError(f"{_label(path)}: {'; '.join(_problems(exc))}") from None
+    problems = []
+    if spec.module_system not in modules.names():
+        problems.append(f"unknown module_system '{spec.module_system}' "
+                        f"(one of {', '.join(modules.names())})")
+    grammars = path.parent.parent
+    problems.extend(f"include '{name}': no folder {grammars.name}/{name}"
+                    for name in spec.include if not (grammars / name).is_dir())
+    if problems:
+        raise SpecError(f"{_label(path)}: {'; '.join(problems)}")
+    return spec
+
+
+def read_generic(path: Path) -> tuple[dict[str, GenericRow], list[str]]:
+    """``_generic/languages.toml``: the rows that fit, and a problem for each that does not
+    (one bad row must not take the other languages down)."""
+    rows: dict[str, GenericRow] = {}
+    problems = []
+    for ext, row in _table(path).items():
+        fields = [f.name for f in attrs.fields(GenericRow)]
+        if not ext.startswith(".") or not isinstance(row, list) or len(row) != len(fields):
+            problems.append(f"{_label(path)}: key '{ext}': expected "
+                            f"\".ext\" = [grammar, line comment, elision marker]")
+            continue
+        try:
+            rows[ext] = _converter.structure(dict(zip(fields, row, strict=True)), GenericRow)
+        except cattrs.ClassValidationError as exc:
+            problems.append(f"{_label(path)}: key '{ext}': {'; '.join(_problems(exc))}")
+    return rows, problems

@@ -1,0 +1,144 @@
+"""Module systems on literal inputs: the names a path is imported by, and the absolute
+module an import names, for each system a language.toml can pick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxls.index import modules
+from ctxls.index.modules import ModuleSystem, register
+from ctxls.index.refs import extract as refs_of
+from ctxls.index.resolve import FileInfo, RefIndex
+from ctxls.index.tables import Tables
+from ctxls.syntax import languages
+from ctxls.syntax.outline import extract
+from ctxls.syntax.text import LineIndex
+
+
+def test_every_system_is_registered_once_by_name() -> None:
+    assert modules.names() == ["ecmascript", "go", "java", "python", "ruby", "rust"]
+    with pytest.raises(ValueError, match="registered twice"):
+        register("python")(type("Again", (ModuleSystem,), {}))
+    assert type(modules.named("python")).__name__ == "PythonPackages"
+    for lang in languages.registry().values():
+        assert lang.module_system in modules.names(), lang.name
+
+
+def test_python_packages() -> None:
+    py = modules.named("python")
+    assert py.module_name("pkg/sub/mod.py") == "pkg.sub.mod"
+    assert py.module_name("pkg/__init__.py") == "pkg"
+    assert py.module_names("src/pkg/mod.py") == ["src.pkg.mod", "pkg.mod"]  # src/ layout
+    assert py.module_names("pkg/mod.pyi") == ["pkg.mod"]
+    assert [py.relative_level(s) for s in ("a.b", ".", "..a")] == [0, 1, 2]
+    assert py.absolute("a.b", 0, "p/q/m.py", "/r/") == "a.b"
+    assert py.absolute("x", 1, "p/q/m.py", "/r/") == "p.q.x"  # from .x import y
+    assert py.absolute("a", 2, "p/q/m.py", "/r/") == "p.a"  # from ..a import y
+    assert py.absolute("", 1, "p/__init__.py", "/r/") == "p"  # from . import y in a package
+    assert py.plain_local("a.b") == "a"
+    assert py.plain_target("a", "a.b", "c", "a.b") == "a.c"  # import a.b; a.c.f()
+    assert py.plain_target("x", "a.b", "c", "a.b") == "a.b.c"  # import a.b as x; x.c.f()
+    assert not py.spans_files and not py.global_classes
+
+
+def test_go_packages_read_go_mod_once_per_root(tmp_path: Path) -> None:
+    go = modules.named("go")
+    assert go.module_name("billing/cache.go") == "billing"
+    assert go.module_name("main.go") == "."
+    assert go.spans_files
+    assert go.plain_local("example.com/app/billing") == "billing"
+    assert go.plain_target("billing", "example.com/app/billing", "", "billing") == "billing"
+    assert go.plain_target("billing", "example.com/app/billing", "x", "billing") is None
+    one, two = tmp_path / "one", tmp_path / "two"
+    for root, module in ((one, "example.com/app"), (two, '"example.org/other"')):
+        root.mkdir()
+        (root / "go.mod").write_text(f"module {module}\n\ngo 1.22\n")
+    root = f"{one}/"
+    assert go.absolute("example.com/app/billing", 0, "app/main.go", root) == "billing"
+    assert go.absolute("example.com/app", 0, "app/main.go", root) == "."
+    assert go.absolute("fmt", 0, "app/main.go", root) == "fmt"
+    assert go.absolute("example.org/other/x", 0, "main.go", f"{two}/") == "x"  # quoted path
+    assert go.absolute("example.com/app/billing", 0, "main.go", f"{tmp_path}/") == (
+        "example.com/app/billing")  # no go.mod at that root: as written
+    (one / "go.mod").write_text("module changed.example\n")
+    assert go.absolute("example.com/app/billing", 0, "app/main.go", root) == "billing"
+
+
+def test_java_packages() -> None:
+    java = modules.named("java")
+    path = "src/main/java/com/example/billing/InvoiceService.java"
+    assert java.module_name(path) == "com.example.billing"
+    assert java.module_names("src/com/x/A.java") == ["src.com.x", "com.x"]
+    assert java.module_name("A.java") == "."
+    assert java.absolute("com.example.billing", 0, path, "/r/") == "com.example.billing"
+    assert java.spans_files
+
+
+def test_ecmascript_modules() -> None:
+    es = modules.named("ecmascript")
+    assert es.module_name("billing/pricing.ts") == "billing/pricing"
+    assert es.module_names("lib/index.js") == ["lib/index", "lib"]  # a folder's index file
+    assert es.module_names("index.js") == ["index"]
+    here = "src/billing/checkout.ts"
+    assert es.absolute("./money.js", 0, here, "/r/") == "src/billing/money"
+    assert es.absolute("../util", 0, here, "/r/") == "src/util"
+    assert es.absolute("react", 0, here, "/r/") == "react"  # a package
+    assert es.plain_target("m", "./money", "", "src/billing/money") == "src/billing/money"
+    assert es.plain_target("m", "./money", "x", "src/billing/money") is None
+
+
+def test_rust_crates() -> None:
+    rust = modules.named("rust")
+    assert rust.module_name("src/billing/cache.rs") == "crate.billing.cache"
+    assert rust.module_name("src/billing/mod.rs") == "crate.billing"
+    assert rust.module_name("src/lib.rs") == "crate"
+    assert rust.absolute("self.cache", 0, "src/billing/mod.rs", "/r/") == "crate.billing.cache"
+    assert rust.absolute("super.money", 0, "src/billing/cache.rs", "/r/") == "crate.billing.money"
+    assert rust.absolute("super.super.x", 0, "src/billing/cache.rs", "/r/") == "crate.x"
+    assert rust.absolute("crate.billing", 0, "src/main.rs", "/r/") == "crate.billing"
+    assert rust.absolute("serde.Serialize", 0, "src/main.rs", "/r/") == "serde.Serialize"
+
+
+def test_ruby_requires_and_global_constants() -> None:
+    ruby = modules.named("ruby")
+    assert ruby.module_name("lib/billing/ledger.rb") == "lib/billing/ledger"
+    assert ruby.global_classes and not ruby.spans_files
+
+
+def test_a_file_without_reference_tables_is_no_module() -> None:
+    assert modules.NONE.module_names("a.c") == []
+    assert modules.NONE.absolute("x", 0, "a.c", "/r/") == "x"
+
+
+GO_FILES = {
+    "go.mod": "module example.com/app\n",
+    "billing/cache.go": "package billing\n\nfunc Evict() int { return helper() }\n",
+    "billing/evict.go": "package billing\n\nfunc helper() int { return 1 }\n",
+    "app/main.go": ('package main\n\nimport "example.com/app/billing"\n\n'
+                    "func main() { billing.Evict() }\n"),
+}
+
+
+def test_go_imports_resolve_through_the_index(tmp_path: Path) -> None:
+    """Two workspaces whose go.mod declare different module paths: each keeps its own."""
+    go = languages.registry()["go"]
+    for root, module in ((tmp_path / "a", "example.com/app"), (tmp_path / "b", "other.org/x")):
+        index = RefIndex()
+        for path, text in GO_FILES.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text.replace("example.com/app", module))
+            if path.endswith(".go"):
+                src = (root / path).read_bytes()
+                tree = go.parser().parse(src)
+                index.put(FileInfo(str(root / path), path, Tables.of(
+                    extract(go, tree, LineIndex(src)), refs_of(go, tree.root_node))))
+        main = index.files[str(root / "app/main.go")]
+        (imp,) = main.refs.imports
+        assert imp.local == "billing"  # the last segment of the import path
+        assert index.absolute(main, imp) == "billing"
+        package = index.module_of(main, "billing")
+        assert package is not None and package.path.startswith("billing/")
+        found = index.export(package, "helper")  # declared in another file of the package
+        assert found is not None and found[0].path == "billing/evict.go"
