@@ -184,7 +184,7 @@ class SymbolParams:
 class TestItem:
     uri: str
     path: str
-    symbol: str | None  # the test function, or None for a whole file (imports, conftest.py)
+    symbol: str | None  # the test function, or None for a whole file (imports, runner setup)
     evidence: str
 
 

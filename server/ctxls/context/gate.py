@@ -2,10 +2,11 @@
 
 An item is admitted iff an obligation needs it (the target, its dependencies, the named
 tests, the acceptance criteria, the plan itself) or it is a direct consequence of the change
-(a proven call site, a test that exercises the target, the conftest.py pytest injects for
+(a proven call site, a test that exercises the target, a file the test runner loads for
 it). The live failing state is what the obligation must fix, so it is admitted too. A
 retriever's hit that is none of these is residue: semantically near, structurally unlinked.
-Everything else is rejected. No model runs here.
+Everything else is rejected. No model runs here. Each relation's driver and reason are its
+row in ``relations.py``.
 """
 
 from __future__ import annotations

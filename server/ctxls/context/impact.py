@@ -25,6 +25,7 @@ from ctxls.errors import CtxError
 from ctxls.index.resolve import FileInfo, Reference, TestHit, references, tests_for
 from ctxls.requests.refs import is_test, mentions
 from ctxls.snapshot import Snapshot, View
+from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
@@ -88,9 +89,12 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
         if cd is not None and cd.kind in ("function", "method", "class"):
             second += len(references(snap.refs, r.key, cd)[0])
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
+    spec = languages.spec_for(v.loc.path)
+    injected = [n.split(".")[0] for n in spec.tests.injected] if spec else []
+    setup = f" and {'/'.join(injected)} files" if injected else ""
     digest = (f"{len(callers)} callers ({min(len(callers), MAX_CALLERS)} as call sites), "
               f"{len(resolved) - len(callers)} direct calls from tests, "
-              f"{len(candidates)} unproven name matches, {len(hits)} tests and conftest files, "
+              f"{len(candidates)} unproven name matches, {len(hits)} tests{setup}, "
               f"{second} second-hop call sites"
               + (f" (through the first {SECOND_HOP} callers)" if len(callers) > SECOND_HOP
                  else "")
@@ -112,7 +116,7 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
     seen_tests: set[str] = set()
     direct: list[tuple[int, int, str]] = []  # (fixtures taken, -row, key) of direct tests
     plain_tests = 0
-    importers = [h for h in hits if h.symbol is None and not _setup(h)]
+    importers = [h for h in hits if h.symbol is None and not h.injected]
     if importers:  # test files that only import the module: one line for all of them
         importing = (f"{len(importers)} test files import {v.loc.path}'s module without a "
                      "proven call of the target: " + ", ".join(h.path for h in importers)
@@ -122,7 +126,7 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
             "files that import the target's module", renderings={"name": Text(importing)},
             key=f"importers:{out.target}"))
     for h in [h for h in hits if h not in importers][:MAX_TESTS]:
-        setup = _setup(h)
+        setup = h.injected
         if h.symbol is not None and not setup and h.symbol.rsplit(".", 1)[-1] not in named:
             plain_tests += 1
             if plain_tests > MAX_TEST_ITEMS:
@@ -149,7 +153,7 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
             provenance=f"06: PreserveObligation — {h.evidence}"[:200], renderings=rend,
             path=tv.loc.path, symbol=td.qualname if td else None,
             rows=(td.span.start_row, td.span.last_row) if td else None, key=key)
-        # a setup file is labelled by its own name (`conftest`)
+        # a file the runner loads is labelled by its own name
         items.append(attrs.evolve(item, label=h.path.rsplit("/", 1)[-1].split(".")[0])
                      if setup else item)
     if direct:  # one body shows how this repository builds fixtures and asserts
@@ -172,11 +176,6 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
                         "name": name_line(tv, nd, f" — {_expectation(tv, nd)}")},
             path=tv.loc.path, symbol=nd.qualname, rows=(nd.span.start_row, nd.span.last_row),
             key=f"{tv.loc.path}::{nd.qualname}"))
-
-
-def _setup(h: TestHit) -> bool:
-    """A file the test runner loads for the tests beside and below it."""
-    return h.path.rsplit("/", 1)[-1] == "conftest.py"
 
 
 def _expectation(v: View, d: Decl) -> str:
