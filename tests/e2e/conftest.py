@@ -1,8 +1,10 @@
 """End-to-end fixtures: the real server over stdio (pytest-lsp), on a copy of the example.
 
 Each test gets its own copy of ``examples/workspace`` so tests may add files on disk (the
-server itself never writes there). Clients are parameterised over real capability sets:
-VS Code negotiates UTF-16 positions, Neovim 0.11 offers UTF-8 first.
+server itself never writes there). Files a test needs in the index go in with
+``@pytest.mark.workspace_files({path: text})``: written before the server starts, so the scan
+sees them whatever the timing. Clients are parameterised over real capability sets: VS Code
+negotiates UTF-16 positions, Neovim 0.11 offers UTF-8 first.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> A
     return plain(await client.protocol.send_request_async(method, params))
 
 
+async def construct(client: LanguageClient, **params: Any) -> dict[str, Any]:
+    """``ctx/construct`` once the scan is done (the window names what the index knows)."""
+    await call(client, "ctx/status", {"wait": True})
+    result: dict[str, Any] = await call(client, "ctx/construct", params)
+    return result
+
+
 async def start(client: LanguageClient, root: Path, kind: str = "vscode",
                 options: dict[str, Any] | None = None) -> None:
     @client.feature(t.CLIENT_REGISTER_CAPABILITY)
@@ -50,9 +59,12 @@ async def start(client: LanguageClient, root: Path, kind: str = "vscode",
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
+    for marker in request.node.iter_markers("workspace_files"):
+        for path, text in marker.args[0].items():
+            (root / path).write_text(text, encoding="utf-8")
     return root
 
 
