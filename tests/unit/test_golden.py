@@ -48,11 +48,13 @@ class Target(NamedTuple):
 
 
 def _targets(src: Path) -> list[Target]:
-    """From the file names: ``name.ext@Symbol.skeleton``, ``name.ext@Symbol@line.skeleton``."""
+    """From the file names: ``name.ext@Symbol.skeleton``, ``name.ext@Symbol@line.skeleton``
+    (a symbol may hold an ``@`` itself: Ruby's ``Invoice.@state``)."""
     out = []
     for path in sorted(src.parent.glob(glob.escape(src.name) + "@*.skeleton")):
-        symbol, _, line = path.name[len(src.name) + 1 : -len(".skeleton")].partition("@")
-        out.append(Target(symbol, int(line) if line else None))
+        name = path.name[len(src.name) + 1 : -len(".skeleton")]
+        symbol, _, line = name.rpartition("@")
+        out.append(Target(symbol, int(line)) if line.isdigit() and symbol else Target(name, None))
     return out
 
 
@@ -193,7 +195,8 @@ def test_skeleton(src: Path, target: Target | None) -> None:
         return  # a broken original has nothing to keep valid, nor a reliable top level
     # Without line numbers the skeleton is the language again: no ERROR or MISSING node.
     bare = _render(lang, o, text, target, BARE)
-    assert not lang.parser().parse(bare.text.encode()).root_node.has_error, bare.text
+    assert not lang.parser().parse(bare.text.encode()).root_node.has_error, \
+        f"the skeleton without line numbers does not parse:\n{bare.text}"
     # Every top-level node of the raw tree (comments aside) starts on a shown line, and so
     # do every top-level declaration and its name.
     shown = set(numbered)
