@@ -20,8 +20,17 @@ from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+# What the golden corpus keeps beside the fixtures (tests/fixtures/README.md) is no part of
+# a workspace made from them: its expected outputs, its snippet cases, its lint settings.
+NOT_WORKSPACE = shutil.ignore_patterns("*.outline", "*.skeleton", "cases", "ruff.toml")
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ctxls", "serve"])
 CLIENTS = {"vscode": "visual_studio_code", "neovim": "neovim@v0.11.0"}
+
+
+def copy_fixtures(src: Path, dst: Path) -> Path:
+    """A workspace made from fixtures under tests/fixtures/."""
+    return Path(shutil.copytree(src, dst, ignore=NOT_WORKSPACE))
 
 
 def plain(obj: Any) -> Any:
