@@ -10,6 +10,8 @@ from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
 
 REPO = Path(__file__).resolve().parent.parent
+# tests/fixtures holds inputs (the golden corpus has test files of its own), not tests.
+collect_ignore = ["fixtures"]
 
 # Servers the tests start keep their persistent index here, never in the user's cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ctxls-test-cache-")

@@ -1,8 +1,10 @@
 """End-to-end fixtures: the real server over stdio (pytest-lsp), on a copy of the example.
 
 Each test gets its own copy of ``examples/workspace`` so tests may add files on disk (the
-server itself never writes there). Clients are parameterised over real capability sets:
-VS Code negotiates UTF-16 positions, Neovim 0.11 offers UTF-8 first.
+server itself never writes there). Files a test needs in the index go in with
+``@pytest.mark.workspace_files({path: text})``: written before the server starts, so the scan
+sees them whatever the timing. Clients are parameterised over real capability sets: VS Code
+negotiates UTF-16 positions, Neovim 0.11 offers UTF-8 first.
 """
 
 from __future__ import annotations
@@ -18,8 +20,17 @@ from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+# What the golden corpus keeps beside the fixtures (tests/fixtures/README.md) is no part of
+# a workspace made from them: its expected outputs, its snippet cases, its lint settings.
+NOT_WORKSPACE = shutil.ignore_patterns("*.outline", "*.skeleton", "cases", "ruff.toml")
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "ctxls", "serve"])
 CLIENTS = {"vscode": "visual_studio_code", "neovim": "neovim@v0.11.0"}
+
+
+def copy_fixtures(src: Path, dst: Path) -> Path:
+    """A workspace made from fixtures under tests/fixtures/."""
+    return Path(shutil.copytree(src, dst, ignore=NOT_WORKSPACE))
 
 
 def plain(obj: Any) -> Any:
@@ -33,6 +44,13 @@ def plain(obj: Any) -> Any:
 
 async def call(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
     return plain(await client.protocol.send_request_async(method, params))
+
+
+async def construct(client: LanguageClient, **params: Any) -> dict[str, Any]:
+    """``ctx/construct`` once the scan is done (the window names what the index knows)."""
+    await call(client, "ctx/status", {"wait": True})
+    result: dict[str, Any] = await call(client, "ctx/construct", params)
+    return result
 
 
 async def start(client: LanguageClient, root: Path, kind: str = "vscode",
@@ -50,9 +68,12 @@ async def start(client: LanguageClient, root: Path, kind: str = "vscode",
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
+    for marker in request.node.iter_markers("workspace_files"):
+        for path, text in marker.args[0].items():
+            (root / path).write_text(text, encoding="utf-8")
     return root
 
 

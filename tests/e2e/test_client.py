@@ -154,7 +154,9 @@ def test_serve_over_tcp(workspace: Path) -> None:
                 sock = socket.create_connection(("127.0.0.1", port), timeout=10)
                 break
             except OSError:
-                time.sleep(0.1)  # waiting for a process to listen: nothing to wait on
+                # Polled: the server says nothing when it starts listening, so there is
+                # nothing to wait on without changing it.
+                time.sleep(0.1)
         with sock:
             sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                 "capabilities": {}, "rootUri": workspace.as_uri()}}))

@@ -5,19 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_lsp import LanguageClient
 
 from ctxls.tokens import tokenizer
 
-from .conftest import call
+from .conftest import call, construct
 
 count = tokenizer().count
-
-
-async def construct(client: LanguageClient, **params: Any) -> dict[str, Any]:
-    await call(client, "ctx/status", {"wait": True})
-    result: dict[str, Any] = await call(client, "ctx/construct", params)
-    return result
 
 
 def shown_rows(result: dict[str, Any], path: str) -> set[int]:
@@ -168,7 +163,6 @@ async def test_a_review_protects_and_ends_with_the_patch(vscode: LanguageClient)
 
 async def test_bad_params_get_clear_errors_and_the_server_keeps_serving(
         vscode: LanguageClient) -> None:
-    import pytest
     from pygls.exceptions import JsonRpcException
 
     await call(vscode, "ctx/status", {"wait": True})
@@ -257,23 +251,24 @@ async def test_target_by_position(vscode: LanguageClient) -> None:
     assert r["target"] == "billing/pricing.py::compute_line_total"
 
 
+FILLER = "".join(f"    def helper_{i}(self) -> int:\n        x = {i}\n        y = x * 2\n"
+                 f"        return x + y\n\n" for i in range(50))
+METER = (
+    "class Meter:\n"
+    "    def __init__(self) -> None:\n"
+    "        self.count = 0\n\n"
+    "    def start(self) -> None:\n"
+    "        self.started_at = 12\n"
+    "        self.count += 1\n"
+    "        self.count *= 1\n\n"
+    + FILLER
+    + "    def elapsed(self, now: int) -> int:\n"
+    "        return now - self.started_at\n")
+
+
+@pytest.mark.workspace_files({"billing/meter.py": METER})
 async def test_attributes_set_outside_init_travel_with_a_method(vscode: LanguageClient
                                                                  ) -> None:
-    root: Path = vscode.root  # type: ignore[attr-defined]
-    filler = "".join(f"    def helper_{i}(self) -> int:\n        x = {i}\n        y = x * 2\n"
-                     f"        return x + y\n\n" for i in range(50))
-    (root / "billing/meter.py").write_text(
-        "class Meter:\n"
-        "    def __init__(self) -> None:\n"
-        "        self.count = 0\n\n"
-        "    def start(self) -> None:\n"
-        "        self.started_at = 12\n"
-        "        self.count += 1\n"
-        "        self.count *= 1\n\n"
-        + filler
-        + "    def elapsed(self, now: int) -> int:\n"
-        "        return now - self.started_at\n")
-    await call(vscode, "ctx/status", {"wait": True})
     r = await construct(vscode, path="billing/meter.py", target={"symbol": "Meter.elapsed"},
                         task="Return 0 before start")
     rows = shown_rows(r, "billing/meter.py")
@@ -282,22 +277,23 @@ async def test_attributes_set_outside_init_travel_with_a_method(vscode: Language
     assert fields["role"] == "target" and "self.started_at = 12" in fields["text"]
 
 
+SHAPES = (
+    "class Shape:\n"
+    "    def __init__(self, name: str) -> None:\n"
+    "        self.name = name\n\n"
+    "    def area(self) -> float:\n"
+    "        raise NotImplementedError\n\n\n"
+    "class Square(Shape):\n"
+    "    def __init__(self, side: float) -> None:\n"
+    "        super().__init__('square')\n"
+    "        self.side = side\n\n"
+    "    def describe(self) -> str:\n"
+    "        return f'{self.name}: {self.area()}'\n")
+
+
+@pytest.mark.workspace_files({"billing/shapes.py": SHAPES})
 async def test_a_methods_window_shows_its_project_base_classes(vscode: LanguageClient
                                                                 ) -> None:
-    root: Path = vscode.root  # type: ignore[attr-defined]
-    (root / "billing/shapes.py").write_text(
-        "class Shape:\n"
-        "    def __init__(self, name: str) -> None:\n"
-        "        self.name = name\n\n"
-        "    def area(self) -> float:\n"
-        "        raise NotImplementedError\n\n\n"
-        "class Square(Shape):\n"
-        "    def __init__(self, side: float) -> None:\n"
-        "        super().__init__('square')\n"
-        "        self.side = side\n\n"
-        "    def describe(self) -> str:\n"
-        "        return f'{self.name}: {self.area()}'\n")
-    await call(vscode, "ctx/status", {"wait": True})
     r = await construct(vscode, path="billing/shapes.py",
                         target={"symbol": "Square.describe"}, task="Round the area")
     base = [w for w in r["window"] if w["symbol"] == "Shape" and w["role"] == "interfaces"]
@@ -305,12 +301,13 @@ async def test_a_methods_window_shows_its_project_base_classes(vscode: LanguageC
     assert base[0]["pointerTo"] or "self.name = name" in base[0]["text"]
 
 
+KINDS = ("class Cash:\n    pass\n\n\nclass Card:\n    pass\n\n\n"
+         "def is_payment(x: object) -> bool:\n    return isinstance(x, (Cash, Card))\n")
+
+
+@pytest.mark.workspace_files({"billing/kinds.py": KINDS})
 async def test_dependencies_include_classes_named_but_not_called(vscode: LanguageClient
                                                                   ) -> None:
-    root: Path = vscode.root  # type: ignore[attr-defined]
-    (root / "billing/kinds.py").write_text(
-        "class Cash:\n    pass\n\n\nclass Card:\n    pass\n\n\n"
-        "def is_payment(x: object) -> bool:\n    return isinstance(x, (Cash, Card))\n")
     await call(vscode, "ctx/status", {"wait": True})
     deps = await call(vscode, "ctx/dependencies", {"path": "billing/kinds.py",
                                                    "name": "is_payment"})
@@ -318,108 +315,15 @@ async def test_dependencies_include_classes_named_but_not_called(vscode: Languag
     assert {("Cash", "name"), ("Card", "name")} <= named
 
 
-async def test_chunks_of_a_file_and_of_the_workspace(vscode: LanguageClient) -> None:
-    await call(vscode, "ctx/status", {"wait": True})
-    one = await call(vscode, "ctx/chunks", {"path": "billing/cache.py"})
-    ids = {c["chunkId"] for c in one["chunks"]}
-    assert "billing/cache.py::ShardedLRUCache._evict" in ids and one["files"] == 1
-    everything = await call(vscode, "ctx/chunks", {"includeText": False})
-    assert everything["files"] > 10 and all(c["text"] is None for c in everything["chunks"])
-    broken = [c for c in everything["chunks"] if c["path"] == "broken/syntax_error.py"]
-    assert broken and {c["strategy"] for c in broken} == {"window"}
-
-
-async def test_search_and_a_query_filling_the_retrieved_role(vscode: LanguageClient) -> None:
-    await call(vscode, "ctx/status", {"wait": True})
-    found = await call(vscode, "ctx/search", {"query": "evict least recently used", "limit": 3})
-    assert found["hits"][0]["chunkId"] == "billing/cache.py::ShardedLRUCache._evict"
-    assert found["files"] > 10
-    r = await construct(vscode, path="billing/pricing.py", target={"symbol": "compute_line_total"},
-                        task="Format totals for invoices", query="format currency invoice")
-    retrieved = [g for g in r["gateLog"] if g["kind"] == "retrieved_hit"]
-    assert retrieved and {g["decision"] for g in retrieved} <= {"admitted", "residue-admitted"}
-    hits = [w for w in r["window"] if w["kind"] == "retrieved_hit"]
-    assert hits and all("by `format currency invoice`" in w["provenance"] for w in hits)
-
-
-async def test_stats_of_a_small_workspace_match_a_hand_count(tmp_path: Path) -> None:
-    from ctxls_client import CtxClient
-
-    ws = tmp_path / "stats"
-    (ws / "app").mkdir(parents=True)
-    (ws / "gen").mkdir()
-    (ws / "app/a.py").write_text("class A:\n    def f(self):\n        return 1\n\n"
-                                 "    def g(self):\n        return 2\n\n\ndef h():\n    pass\n")
-    (ws / "app/broken.py").write_text("def oops(:\n    pass\n")
-    (ws / "gen/api_pb2.py").write_text("# Generated by the protocol buffer compiler.\n"
-                                       "class Req:\n    pass\n")
-    (ws / "app/main.go").write_text("package app\n\nfunc Run() int {\n\treturn 1\n}\n")
-    (ws / "notes.txt").write_text("hello\n")
-    async with await CtxClient.start(ws, options={"persist": False},
-                                     wait_for_index=True) as ctx:
-        s = await ctx.stats()
-    assert s["files"] == 5
-    assert s["filesByLanguage"] == {"python": 3, "go": 1, "(no grammar)": 1}
-    assert s["parseSuccessByLanguage"] == {"go": 1.0, "python": round(2 / 3, 4)}
-    assert s["parseSuccessByDirectory"]["app"] == round(2 / 3, 4)  # a.py, main.go; broken
-    assert s["parseSuccessByDirectory"]["gen"] == 1.0
-    # a.py: A (coarse) + f, g, h (fine); broken.py: 1 window; api_pb2.py: 1 name; main.go:
-    # Run (fine)
-    assert (s["chunks"], s["fineChunks"], s["coarseChunks"]) == (7, 4, 1)
-    assert (s["generatedFiles"], s["windowFallbackFiles"]) == (1, 1)
-    assert (s["symbolsOverCap"], s["splitParts"]) == (0, 0)
-
-
-async def test_an_overloaded_dependency_shows_its_implementation(vscode: LanguageClient) -> None:
-    root: Path = vscode.root  # type: ignore[attr-defined]
-    (root / "billing/conv.py").write_text(
-        "from typing import overload\n\n\n@overload\ndef to_cents(x: int) -> int: ...\n\n\n"
+CONV = ("from typing import overload\n\n\n@overload\ndef to_cents(x: int) -> int: ...\n\n\n"
         "@overload\ndef to_cents(x: str) -> int: ...\n\n\n"
         "def to_cents(x):\n    \"\"\"Minor units.\"\"\"\n    return int(x)\n")
-    (root / "billing/use.py").write_text(
-        "from billing.conv import to_cents\n\n\n"
-        "def total(xs):\n    return sum(to_cents(x) for x in xs)\n")
+USE = ("from billing.conv import to_cents\n\n\n"
+       "def total(xs):\n    return sum(to_cents(x) for x in xs)\n")
+
+
+@pytest.mark.workspace_files({"billing/conv.py": CONV, "billing/use.py": USE})
+async def test_an_overloaded_dependency_shows_its_implementation(vscode: LanguageClient) -> None:
     r = await construct(vscode, path="billing/use.py", target={"symbol": "total"})
     rows = shown_rows(r, "billing/conv.py")
     assert {4, 11} <= rows and 8 not in rows  # the first stub and the implementation
-
-
-async def test_the_search_index_is_built_after_the_scan_unless_told_not_to(tmp_path: Path
-                                                                           ) -> None:
-    import asyncio
-
-    from ctxls_client import CtxClient
-
-    ws = tmp_path / "search"
-    ws.mkdir()
-    for i in range(40):  # more files than one background batch
-        (ws / f"m{i}.py").write_text(f"def helper_{i}(x):\n    return x + {i}\n")
-    async with await CtxClient.start(ws, options={"persist": False},
-                                     wait_for_index=True) as ctx:
-        status: dict[str, Any] = {}
-        for _ in range(200):
-            status = await ctx.request("ctx/status", {})
-            if status["searchReady"]:
-                break
-            await asyncio.sleep(0.05)
-        assert status["searchReady"] and status["searchIndexed"] == 40  # before any search
-        found = await ctx.request("ctx/search", {"query": "helper_17"})
-        assert found["hits"][0]["symbol"] == "helper_17"
-    cache = tmp_path / "cache"
-    for _ in range(2):  # persisted beside the reference index, and read back on a restart
-        async with await CtxClient.start(ws, options={"cacheDir": str(cache)},
-                                         wait_for_index=True) as ctx:
-            for _ in range(200):
-                if (await ctx.request("ctx/status", {}))["searchReady"]:
-                    break
-                await asyncio.sleep(0.05)
-            found = await ctx.request("ctx/search", {"query": "helper_17"})
-            assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40
-        assert len(list(cache.glob("*.search.sqlite"))) == 1
-    async with await CtxClient.start(ws, options={"persist": False, "searchPrebuild": False},
-                                     wait_for_index=True) as ctx:
-        await asyncio.sleep(0.3)
-        lazy = await ctx.request("ctx/status", {})
-        assert not lazy["searchReady"] and lazy["searchIndexed"] == 0
-        found = await ctx.request("ctx/search", {"query": "helper_17"})
-        assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40

@@ -3,14 +3,13 @@ fits, puts the target first, and carries the tests the index links to the target
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ctxls_client import CtxClient
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+from .conftest import FIXTURES, copy_fixtures
 
 CASES = [  # (fixture root, file, symbol, a test file the window must name, or None)
     ("go/refs", "billing/evict.go", "Evict", "billing/evict_test.go"),
@@ -28,7 +27,7 @@ CASES = [  # (fixture root, file, symbol, a test file the window must name, or N
 async def test_construct_in_every_language(tmp_path: Path, root: str, path: str, symbol: str,
                                            test_file: str | None) -> None:
     ws = tmp_path / "ws"
-    shutil.copytree(FIXTURES / root, ws)
+    copy_fixtures(FIXTURES / root, ws)
     async with await CtxClient.start(ws, options={"persist": False},
                                      wait_for_index=True) as ctx:
         r = await ctx.request("ctx/construct", {"path": path, "target": {"symbol": symbol},

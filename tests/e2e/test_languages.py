@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from ctxls.syntax import languages
 from ctxls_client import CtxClient
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+from .conftest import FIXTURES, copy_fixtures
 
 
 async def test_go_method_by_receiver_with_its_struct(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES, tmp_path / "fx")
+    copy_fixtures(FIXTURES, tmp_path / "fx")
     always = {"wholeMaxLines": 0, "wholeMaxTokens": 0, "flatRatio": 0}
     async with await CtxClient.start(tmp_path / "fx", options=always) as ctx:
         sym = await ctx.read_symbol("go/cache/cache.go", "Cache.Evict")
@@ -28,7 +27,7 @@ async def test_go_method_by_receiver_with_its_struct(tmp_path: Path) -> None:
 
 
 async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> None:
-    shutil.copytree(FIXTURES, tmp_path / "fx")
+    copy_fixtures(FIXTURES, tmp_path / "fx")
     root = tmp_path / "fx"
     files = {lang.name: next(p for p in sorted(root.rglob("*"))
                              if p.is_file() and p.suffix in lang.extensions)
@@ -62,7 +61,7 @@ async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path)
 
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
     root = tmp_path / "ts"
-    shutil.copytree(FIXTURES / "typescript" / "refs", root)
+    copy_fixtures(FIXTURES / "typescript" / "refs", root)
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         pricing = "src/billing/pricing.ts"
         refs = await ctx.references(pricing, "computeLineTotal")
@@ -83,7 +82,7 @@ async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
 
 async def test_javascript_references_through_require_and_imports(tmp_path: Path) -> None:
     root = tmp_path / "js"
-    shutil.copytree(FIXTURES / "javascript" / "refs", root)
+    copy_fixtures(FIXTURES / "javascript" / "refs", root)
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         fmt = await ctx.references("money.js", "formatCents")
         assert {(s.range.start.line + 1, s.evidence) for s in fmt.references} == {
@@ -96,7 +95,7 @@ async def test_javascript_references_through_require_and_imports(tmp_path: Path)
 
 async def test_go_references_across_the_files_of_a_package(tmp_path: Path) -> None:
     root = tmp_path / "go"
-    shutil.copytree(FIXTURES / "go" / "refs", root)
+    copy_fixtures(FIXTURES / "go" / "refs", root)
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         evict = await ctx.references("billing/evict.go", "Cache.Evict")
         assert evict.complete
@@ -119,7 +118,7 @@ async def test_go_references_across_the_files_of_a_package(tmp_path: Path) -> No
 async def test_java_references_through_packages_fields_and_implicit_this(
         tmp_path: Path) -> None:
     root = tmp_path / "java"
-    shutil.copytree(FIXTURES / "java", root)
+    copy_fixtures(FIXTURES / "java", root)
     service = "src/main/java/com/example/billing/InvoiceService.java"
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         draft = await ctx.references(service, "InvoiceService.draft")
@@ -138,7 +137,7 @@ async def test_java_references_through_packages_fields_and_implicit_this(
 
 async def test_rust_references_through_use_paths_and_impl_types(tmp_path: Path) -> None:
     root = tmp_path / "rust"
-    shutil.copytree(FIXTURES / "rust" / "refs", root)
+    copy_fixtures(FIXTURES / "rust" / "refs", root)
     cache = "src/billing/cache.rs"
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         evict = await ctx.references(cache, "Cache.evict")
@@ -157,7 +156,7 @@ async def test_rust_references_through_use_paths_and_impl_types(tmp_path: Path) 
 async def test_ruby_references_through_global_constants_and_implicit_self(
         tmp_path: Path) -> None:
     root = tmp_path / "ruby"
-    shutil.copytree(FIXTURES / "ruby" / "refs", root)
+    copy_fixtures(FIXTURES / "ruby" / "refs", root)
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         save = await ctx.references("lib/billing/store.rb", "Billing.Store.save")
         assert save.complete

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 from pathlib import Path
 
 from ctxls_client import CtxClient
@@ -45,10 +47,11 @@ async def test_a_corrupt_cache_is_rebuilt_not_trusted(workspace: Path, tmp_path:
         assert (await ctx.status()).from_cache >= 15  # rebuilt, and good again
 
 
-def _children(pid: int) -> list[str]:
-    """Command lines of every descendant process but multiprocessing's resource tracker
-    (which must outlive the pool's semaphores to unlink them)."""
-    out, todo = [], [pid]
+def _children(pid: int) -> dict[int, str]:
+    """Command lines by pid of every live descendant process but multiprocessing's resource
+    tracker (which must outlive the pool's semaphores to unlink them); an exited process
+    not yet reaped (a zombie) is gone."""
+    out, todo = {}, [pid]
     while todo:
         p = todo.pop()
         try:
@@ -57,16 +60,34 @@ def _children(pid: int) -> list[str]:
             continue
         for k in kids:
             with contextlib.suppress(OSError):
+                state = Path(f"/proc/{k}/stat").read_text().rpartition(")")[2].split()[0]
                 cmd = Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                if "resource_tracker" not in cmd:
-                    out.append(cmd)
+                if state != "Z" and "resource_tracker" not in cmd:
+                    out[k] = cmd
         todo.extend(kids)
     return out
 
 
-async def test_a_scan_with_workers_leaves_no_process_behind(tmp_path: Path) -> None:
-    import asyncio
+async def _exited(pids: list[int], deadline: float) -> None:
+    """Wait until every process of ``pids`` has exited (its pidfd becomes readable), for
+    ``deadline`` seconds at most."""
+    loop = asyncio.get_running_loop()
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue  # gone already
+        done: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, lambda f=done: f.done() or f.set_result(None))
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done, deadline)
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
 
+
+async def test_a_scan_with_workers_leaves_no_process_behind(tmp_path: Path) -> None:
     root = tmp_path / "many"
     for i in range(400):  # over the pool threshold: the scan forks worker processes
         (root / f"pkg{i % 8}").mkdir(parents=True, exist_ok=True)
@@ -74,10 +95,9 @@ async def test_a_scan_with_workers_leaves_no_process_behind(tmp_path: Path) -> N
     async with await CtxClient.start(root, options={"persist": False, "scanProcesses": 2},
                                      wait_for_index=True) as ctx:
         assert (await ctx.status()).indexed == 400
-        for _ in range(100):
-            if not _children(ctx.proc.pid):
-                break
-            await asyncio.sleep(0.1)
-        assert _children(ctx.proc.pid) == []
+        # The scan is done: the workers and their forkserver are being stopped, and no new
+        # process starts. Wait for each to exit, then none may be left.
+        await _exited(list(_children(ctx.proc.pid)), deadline=30)
+        assert _children(ctx.proc.pid) == {}
         sym = await ctx.read_symbol("pkg7/m399.py", "f399")
         assert sym.kind == "function"  # still serving

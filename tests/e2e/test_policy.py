@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -98,26 +99,43 @@ async def test_each_rule_shapes_the_window_and_edits_apply_live(tmp_path: Path) 
         policy_notes = [n for n in r["notes"] if "context-policy.yaml" in n]
         assert any("unknown key `colour`" in n for n in policy_notes)
 
-        # the policy is watched: the vendor rule goes, the next request sees it
-        await asyncio.sleep(0.01)
-        (ws / ".agent/context-policy.yaml").write_text(POLICY.replace("vendor/**", "none/**"))
+        # the policy is watched: the vendor rule goes, the next request sees it (the file's
+        # size changes, so the change is seen whatever the clock's resolution)
+        edited = POLICY.replace("vendor/**", "none/**")
+        assert len(edited) != len(POLICY)
+        (ws / ".agent/context-policy.yaml").write_text(edited)
         r = await build(ctx)
         vendor = [w for w in r["window"] if (w["path"] or "").startswith("vendor/")]
         assert vendor and all(w["writable"] for w in vendor)
+
+
+async def policy_diagnostics(ctx: CtxClient, deadline: float = 30.0) -> list[Any]:
+    """The diagnostics published on the policy file so far, or the first ones to come (the
+    server publishes them when its scan ends)."""
+
+    def found() -> list[Any]:
+        return [m for name, m in ctx.notifications if name == "textDocument/publishDiagnostics"
+                and m["uri"].endswith(".agent/context-policy.yaml")]
+
+    if not found():
+        arrived = asyncio.Event()
+
+        def seen(method: str, params: Any) -> None:
+            if found():
+                arrived.set()
+
+        ctx.on_notification = seen
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(arrived.wait(), deadline)
+        ctx.on_notification = None
+    return found()
 
 
 async def test_problems_are_diagnostics_on_the_policy_file(tmp_path: Path) -> None:
     ws = shape(tmp_path)
     async with await CtxClient.start(ws, options={"persist": False},
                                      wait_for_index=True) as ctx:
-        await ctx.status(wait=True)
-        for _ in range(50):
-            diags = [m for name, m in ctx.notifications
-                     if name == "textDocument/publishDiagnostics"
-                     and m["uri"].endswith(".agent/context-policy.yaml")]
-            if diags:
-                break
-            await asyncio.sleep(0.05)
+        diags = await policy_diagnostics(ctx)
     found = {(d["range"]["start"]["line"], d["severity"], d["message"].split(";")[0])
              for d in diags[-1]["diagnostics"]}
     assert (10, 2, "review_by 2026-11-01 has passed: re-check this exception") in found

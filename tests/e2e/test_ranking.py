@@ -42,6 +42,8 @@ class Endpoint:
                 ids = [c["id"] for c in residue]
                 mode = endpoint.mode
                 if mode == "hang":
+                    # The behaviour under test, not a wait: an endpoint slower than the
+                    # client's timeout (0.5 s in test_a_hang_past_the_timeout).
                     time.sleep(2)
                 if mode == "500":
                     self.send_response(500)
