@@ -42,6 +42,10 @@ class Options:
     # Build ctx/search's index after the scan, a few files at a time between requests, so
     # the first search does not wait for it (Django: 12 s, ~100 MiB). False: on first use.
     search_prebuild: bool = True
+    # Seconds a request that depends on the index waits for the initial scan (standard LSP
+    # requests, and ctx/construct unless `waitForIndex: false`) before it answers with what
+    # there is, saying so.
+    index_wait: float = 10.0
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

@@ -166,6 +166,7 @@ class ReferencesResult:
     complete: bool  # scan finished and nothing unindexed: an empty list means no callers
     truncated: bool
     version: int | None
+    notes: list[str]  # when not complete: why (how far the scan is, what was not resolved)
 
 
 TESTS = "ctx/tests"
@@ -195,6 +196,7 @@ class TestsResult:
     tests: list[TestItem]
     complete: bool
     unindexed_files: int
+    notes: list[str]
 
 
 @attrs.define
@@ -213,6 +215,8 @@ class DependenciesResult:
     symbol: str
     path: str
     dependencies: list[DependencyItem]
+    complete: bool  # the scan had finished: every imported file was indexed
+    notes: list[str]
 
 
 CONSTRUCT = "ctx/construct"
@@ -259,6 +263,9 @@ class ConstructParams:
     reservations: dict[str, int] | None = None  # tokens per role, overriding the shares
     encoding: str | None = None
     query: str | None = None  # fill `retrieved` from ctx/search instead
+    # Wait for the initial scan first (at most the `indexWait` option's seconds): a window
+    # built on a half-built index lacks call sites and tests.
+    wait_for_index: bool = True
 
 
 @attrs.define
@@ -340,6 +347,7 @@ class DecisionContext:
     table_misses: list[str]  # (kind, relation) pairs the representation table lacks
     notes: list[str]
     ranking: RankingInfo
+    complete: bool  # built on the whole index: every call site and test could be found
 
 
 CHUNKS = "ctx/chunks"
@@ -378,6 +386,8 @@ class ChunksResult:
     chunks: list[ChunkItem]
     files: int
     splits: int  # chunks that are parts of a split symbol
+    complete: bool  # one file's chunks, or every file's once the scan has finished
+    notes: list[str]
 
 
 SEARCH = "ctx/search"
@@ -405,6 +415,8 @@ class SearchResult:
     query: str
     hits: list[SearchHit]
     files: int  # files in the search index
+    complete: bool  # the scan had finished: every file was searchable
+    notes: list[str]
 
 
 STATS = "ctx/stats"

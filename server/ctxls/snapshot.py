@@ -209,6 +209,21 @@ class Snapshot:
         n = sum(1 for _, e in self.entries() if e.language == lang and e.tables is None)
         return n + (max(0, self.planned - len(self._entries)) if self.scanning else 0)
 
+    @property
+    def indexed(self) -> bool:
+        """The initial scan had finished when the request began."""
+        return not self.scanning
+
+    def scan_notes(self) -> list[str]:
+        """How far the scan is, for an answer that depends on the index and may be partial."""
+        if not self.scanning:
+            return []
+        if not self.planned:
+            return ["incomplete: the scan is still listing the workspace's files"]
+        done = min(len(self._entries), self.planned)
+        return [f"incomplete: {done:,} of {self.planned:,} files indexed; the scan is still "
+                "running, so call sites, tests and definitions in the rest are missing"]
+
     def policy(self, root: Path) -> Policy:
         found = self._policies.get(root)
         if found is None:

@@ -89,6 +89,7 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
         if cd is not None and cd.kind in ("function", "method", "class"):
             second += len(references(snap.refs, r.key, cd)[0])
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
+    out.complete = snap.indexed and unindexed == 0 and info is not None
     spec = languages.spec_for(v.loc.path)
     injected = [n.split(".")[0] for n in spec.tests.injected] if spec else []
     setup = f" and {'/'.join(injected)} files" if injected else ""

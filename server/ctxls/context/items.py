@@ -24,6 +24,7 @@ class Collected:
         self.exemplars: set[str] = set()  # keys of the one test shown whole for its style
         self.notes: list[str] = []
         self.target = ""
+        self.complete = False  # every call site and test of the target could be found
 
 
 def cut(snap: Snapshot, v: View, rows: list[tuple[int, int]]) -> Text:

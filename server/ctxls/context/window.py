@@ -105,7 +105,7 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
         budget_log=[p.BudgetEntry(s.step, s.item, s.detail, s.tokens)
                     for s in built.outcome.steps],
         gate_log=gate_log, omitted=omitted, flagged=built.outcome.flagged,
-        table_misses=built.misses, notes=got.notes,
+        table_misses=built.misses, notes=got.notes + snap.scan_notes(), complete=got.complete,
         ranking=p.RankingInfo(
             fired=bool(built.ranking and built.ranking.fired),
             reason=built.ranking.reason if built.ranking else (

@@ -51,6 +51,8 @@ class Request:
     answer: Callable[[Snapshot, Any], Any]
     refs: bool = False  # reads the reference index: open documents are synced into it first
     prepare: Callable[[Workspace, Any], None] | None = None  # before the snapshot
+    # Whether this request waits for the initial scan (bounded by `indexWait`) first
+    wait: Callable[[Any], bool] | None = None
 
 
 REQUESTS = [
@@ -61,7 +63,7 @@ REQUESTS = [
     Request(p.TESTS, p.SymbolParams, refs.tests, refs=True),
     Request(p.DEPENDENCIES, p.SymbolParams, refs.dependencies, refs=True),
     Request(p.CONSTRUCT, p.ConstructParams, window.construct, refs=True,
-            prepare=window.prepare),
+            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
     Request(p.CHUNKS, p.ChunksParams, chunks.chunks),
     Request(p.STATS, p.StatsParams, chunks.stats),
     Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare),
@@ -89,9 +91,26 @@ async def _guard(call: Callable[[], Any]) -> Any:
         raise JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}") from exc
 
 
+async def _index_ready(ls: CtxServer) -> bool:
+    """Wait for the initial scan, at most `indexWait` seconds; whether it has finished."""
+    if ls.ws.scanning or ls.scan_task is None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ls.scan_done.wait(), ls.ws.options.index_wait)
+    return ls.scan_done.is_set()
+
+
+async def _answer_indexed(ls: CtxServer, method: str, call: Callable[[], Any]) -> Any:
+    """A standard request that depends on the index: it waits for the scan (bounded); LSP
+    results have nowhere to say they are partial, so the log says it."""
+    if not await _index_ready(ls):
+        ls.window_log_message(t.LogMessageParams(t.MessageType.Warning, (
+            f"ctxls: {method} answered before the index was complete: "
+            f"{len(ls.ws.entries):,} of {ls.ws.planned:,} files indexed")))
+    return await _guard(call)
+
+
 def _register(row: Request) -> None:
-    def respond(ls: CtxServer, raw: Any) -> Any:
-        params = ls.params(raw, row.params)
+    def respond(ls: CtxServer, params: Any) -> Any:
         if row.prepare is not None:
             row.prepare(ls.ws, params)
         doc = getattr(params, "text_document", None)
@@ -100,7 +119,10 @@ def _register(row: Request) -> None:
 
     @server.feature(row.method)
     async def handler(ls: CtxServer, raw: Any) -> Any:
-        return await _guard(lambda: respond(ls, raw))
+        params = await _guard(lambda: ls.params(raw, row.params))
+        if row.wait is not None and row.wait(params):
+            await _index_ready(ls)
+        return await _guard(lambda: respond(ls, params))
 
     handler.__name__ = row.answer.__name__
 
@@ -140,6 +162,7 @@ def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
                 "using defaults"))
     encoding = normalise_encoding(str(ls.workspace.position_encoding or "utf-16"))
     ls.ws = Workspace(roots, options, encoding)
+    ls.ws.scanning = True  # until the scan `initialized` starts has finished: nothing indexed
     log.info("roots=%s encoding=%s", roots, encoding)
 
 
@@ -219,20 +242,22 @@ async def document_symbol(ls: CtxServer, params: t.DocumentSymbolParams) -> Any:
 @server.feature(t.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: CtxServer, params: t.DefinitionParams) -> Any:
     uri = params.text_document.uri
-    return await _guard(lambda: ls.answer(
+    return await _answer_indexed(ls, "definition", lambda: ls.answer(
         lambda snap: refs.definition_at(snap, uri, params.position), uri=uri, refs=True))
 
 
 @server.feature(t.TEXT_DOCUMENT_REFERENCES)
 async def references(ls: CtxServer, params: t.ReferenceParams) -> Any:
     uri = params.text_document.uri
-    return await _guard(lambda: ls.answer(lambda snap: refs.references_at(
-        snap, uri, params.position, params.context.include_declaration), uri=uri, refs=True))
+    return await _answer_indexed(ls, "references", lambda: ls.answer(
+        lambda snap: refs.references_at(snap, uri, params.position,
+                                        params.context.include_declaration),
+        uri=uri, refs=True))
 
 
 @server.feature(t.WORKSPACE_SYMBOL)
 async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> Any:
-    return await _guard(lambda: ls.answer(
+    return await _answer_indexed(ls, "workspace/symbol", lambda: ls.answer(
         lambda snap: symbols.workspace_symbols(snap, params.query)))
 
 

@@ -37,7 +37,10 @@ def chunks(snap: Snapshot, params: p.ChunksParams) -> p.ChunksResult:
                 c.end_byte, c.language, c.header_bytes, c.granularity, c.part, c.parts,
                 c.tokens, c.content_hash, c.strategy,
                 c.text if params.include_text else None))
-    return p.ChunksResult(out, len(keys), sum(1 for c in out if c.parts > 1))
+    one_file = bool(params.path or params.text_document)
+    return p.ChunksResult(out, len(keys), sum(1 for c in out if c.parts > 1),
+                          complete=one_file or snap.indexed,
+                          notes=[] if one_file else snap.scan_notes())
 
 
 def stats(snap: Snapshot, params: p.StatsParams) -> dict[str, object]:
@@ -56,7 +59,8 @@ def stats(snap: Snapshot, params: p.StatsParams) -> dict[str, object]:
                 listed = tuple(chunked)
         records.append(FileRecord(e.path, e.language, e.tables is not None
                                   and e.tables.errors == 0, is_generated, listed))
-    return summarize(records, params.max_tokens)
+    return {**summarize(records, params.max_tokens), "complete": snap.indexed,
+            "notes": snap.scan_notes()}
 
 
 def file_chunks(snap: Snapshot, key: str, count: Callable[[str], int] | None,

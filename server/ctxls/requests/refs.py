@@ -86,14 +86,14 @@ def references(snap: Snapshot, params: p.ReferencesParams,
 
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
     home = snap.view_at(key)
+    complete, notes = _completeness(snap, v, info is not None, unindexed)
     return p.ReferencesResult(
         symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
         references=[site(r) for r in resolved[:cap]],
         candidates=[site(r) for r in candidates[:cap]] if params.include_candidates else [],
-        unindexed_files=unindexed,
-        complete=not snap.scanning and unindexed == 0 and info is not None,
+        unindexed_files=unindexed, complete=complete,
         truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
-        version=home.version)
+        version=home.version, notes=notes)
 
 
 def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
@@ -109,11 +109,11 @@ def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
     else:
         hits = tests_for(snap.refs, info.key, decl, is_test)
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
+    complete, notes = _completeness(snap, v, info is not None, unindexed)
     return p.TestsResult(
         symbol=decl.qualname, path=v.loc.path,
         tests=[p.TestItem(Path(h.key).as_uri(), h.path, h.symbol, h.evidence) for h in hits],
-        complete=not snap.scanning and unindexed == 0 and info is not None,
-        unindexed_files=unindexed)
+        complete=complete, unindexed_files=unindexed, notes=notes)
 
 
 def dependencies(snap: Snapshot, params: p.SymbolParams) -> p.DependenciesResult:
@@ -130,7 +130,8 @@ def dependencies(snap: Snapshot, params: p.SymbolParams) -> p.DependenciesResult
             range=Range(dv.position(s.start_row, s.start_col),
                         dv.position(s.end_row, s.end_col)),
             relation=dep.relation, line=dep.row + 1))
-    return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items)
+    return p.DependenciesResult(symbol=decl.qualname, path=v.loc.path, dependencies=items,
+                                complete=snap.indexed, notes=snap.scan_notes())
 
 
 def definition_at(snap: Snapshot, uri: str, position: Position) -> Location | None:
@@ -190,6 +191,18 @@ def mentions(snap: Snapshot, home: View, decl: Decl, limit: int = 1000) -> list[
                 if len(out) >= limit:
                     return out
     return out
+
+
+def _completeness(snap: Snapshot, v: View, has_table: bool,
+                  unindexed: int) -> tuple[bool, list[str]]:
+    """Whether an answer found every use there is, and if not, why not."""
+    lang = v.lang.name if v.lang else "this file"
+    notes = snap.scan_notes()
+    if snap.indexed and unindexed:
+        notes.append(f"incomplete: {unindexed} {lang} files could not be indexed")
+    if not has_table:
+        notes.append(f"incomplete: {lang} has no reference table; these are text matches")
+    return not notes, notes
 
 
 @lru_cache(maxsize=1 << 16)

@@ -30,7 +30,8 @@ def search(snap: Snapshot, params: p.SearchParams) -> p.SearchResult:
     found = hits(snap, params.query, max(1, min(params.limit, 200)))
     return p.SearchResult(params.query, [
         p.SearchHit(h.chunk_id, snap.locate(path=h.path).uri, h.path, h.symbol, h.kind,
-                    h.granularity, round(h.score, 4)) for h in found], len(index.digests))
+                    h.granularity, round(h.score, 4)) for h in found], len(index.digests),
+        complete=snap.indexed, notes=snap.scan_notes())
 
 
 def hits(snap: Snapshot, query: str, limit: int) -> list[Hit]:
