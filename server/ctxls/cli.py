@@ -183,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    serve.add_argument("--log-file", metavar="PATH", help="log here instead of to stderr")
+    serve.add_argument("--log-level", default="warning",
+                       choices=["debug", "info", "warning", "error"],
+                       help="the least severe level logged (default: warning)")
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("path")
@@ -242,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from ctxls.lsp.server import serve as run
 
-        run(args.tcp)
+        run(args.tcp, args.log_file, args.log_level)
         return 0
     try:
         runner = {"chunks": _chunks, "stats": _stats}.get(args.command, _run)

@@ -1,7 +1,8 @@
 """Errors a request can end in. Each carries a JSON-RPC code and a message a model can act on.
 
-Codes -32001.. are ours (JSON-RPC reserves -32000..-32099 for implementation-defined server
-errors); -32602 is JSON-RPC's invalid params. ``lsp/`` turns these into JSON-RPC errors.
+Codes -32001.. are ours (JSON-RPC leaves -32000..-32099 to implementations; LSP takes -32002
+for "server not initialized", so an ambiguous symbol is -32006); -32602 is JSON-RPC's invalid
+params. ``lsp/`` turns these into JSON-RPC errors.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ class UnknownSymbol(CtxError):
 
 
 class AmbiguousSymbol(CtxError):
+    code = -32006
+
+
+class NotInitialized(CtxError):
+    """A request before ``initialize``: there is no workspace to answer from yet."""
+
     code = -32002
 
 

@@ -163,7 +163,7 @@ async def test_unknown_and_ambiguous_names(vscode: LanguageClient) -> None:
     (root / "dup.py").write_text("class A:\n    def run(self): ...\n\nclass B:\n"
                                  "    def run(self): ...\n")
     err = await error_of(vscode, "ctx/readSymbol", {"path": "dup.py", "name": "run"})
-    assert err.code == -32002 and "A.run (method, line 2)" in err.message
+    assert err.code == -32006 and "A.run (method, line 2)" in err.message
     ok = await call(vscode, "ctx/readSymbol", {"path": "dup.py", "name": "run", "line": 5})
     assert ok["symbol"] == "B.run"
 

@@ -4,22 +4,33 @@ is answered from a snapshot of it."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import attrs
 import cattrs
+from cattrs.gen import make_dict_structure_fn, override
 from lsprotocol import types as t
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 import ctxls
+from ctxls.errors import NotInitialized
 from ctxls.policy import POLICY_PATH
 from ctxls.snapshot import Snapshot
 from ctxls.workspace import Workspace
 
 P = TypeVar("P")
+log = logging.getLogger("ctxls")
 
 
 @attrs.define
@@ -33,10 +44,44 @@ class CtxRequestMessage:
 
 
 class CtxProtocol(LanguageServerProtocol):
+    """pygls's protocol, quieter and stricter: a user's error is one log line and no popup,
+    an internal error carries no traceback to the client, and a message that does not fit
+    its type raises a clean error for ``rpc.dispatch`` to answer."""
+
     def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         if method.startswith("ctx/"):
             return CtxRequestMessage
         return super().get_message_type(method)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            cause = exc.__cause__
+            detail = "; ".join(cattrs.transform_error(cause)) if isinstance(
+                cause, cattrs.BaseValidationError) else type(cause).__name__
+            raise JsonRpcInvalidParams(detail) from None
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        self._request_futures.pop(msg_id, None)
+        if future.cancelled():
+            error: JsonRpcException = JsonRpcRequestCancelled(
+                f"request {msg_id} was cancelled")
+        elif (exc := future.exception()) is None:
+            self._send_response(msg_id, result=future.result())
+            return
+        elif isinstance(exc, JsonRpcException):
+            log.info("request %s: %s %s", msg_id, exc.code, exc.message)
+            error = exc
+        else:  # a bug in ctxls: the log gets the traceback, the client a sentence
+            log.error("request %s failed", msg_id, exc_info=exc)
+            error = JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}")
+        self._send_response(msg_id, error=error.to_response_error())
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if error is not None and error.code == JsonRpcInternalError.CODE:
+            error = attrs.evolve(error, data=None)  # pygls puts a traceback there
+        super()._send_response(msg_id, result, error)
 
 
 class CtxServer(LanguageServer):
@@ -46,18 +91,50 @@ class CtxServer(LanguageServer):
         self.scan_done = asyncio.Event()
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
+        self.ready = False  # `initialize` has named the workspace
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Out-of-band errors go to the log, not to the user's screen as a popup."""
+        log.warning("%s: %s", getattr(source, "__name__", source), error)
 
     def params(self, raw: Any, cls: type[P]) -> P:
+        """Params of a ``ctx/*`` request, strictly: JSON types as declared (a list is not a
+        path, "5" is not a number), and no lone surrogate in any string."""
+        if raw is not None and not isinstance(raw, dict):
+            raise JsonRpcInvalidParams(f"params of {cls.__name__} must be an object")
+        where = _surrogate(raw, "$")
+        if where is not None:
+            raise JsonRpcInvalidParams(f"invalid params for {cls.__name__}: {where} holds a "
+                                       "lone surrogate; send valid Unicode")
         try:
-            return self.protocol._converter.structure(raw or {}, cls)
+            return self.strict.structure(raw or {}, cls)
         except Exception as exc:
             detail = "; ".join(cattrs.transform_error(exc)) if isinstance(
                 exc, cattrs.BaseValidationError) else str(exc)
+            detail = re.sub(r"\.([a-z]+(?:_[a-z0-9]+)+)", lambda m: "." + _camel(m[1]), detail)
             raise JsonRpcInvalidParams(f"invalid params for {cls.__name__}: {detail}") from exc
+
+    @functools.cached_property
+    def strict(self) -> cattrs.Converter:
+        """camelCase on the wire, as lsprotocol's converter, but no coercion of types (which
+        lsprotocol's, built for messages already typed, does: a list becomes a str)."""
+        converter = cattrs.Converter()
+        for kind, ok in _JSON_TYPES.items():
+            converter.register_structure_hook(kind, _exactly(kind, ok))
+
+        def camel_case(cls: type[Any]) -> Callable[[Any, Any], Any]:
+            renamed: dict[str, Any] = {a.name: override(rename=_camel(a.name))
+                                       for a in attrs.fields(cls)}
+            return make_dict_structure_fn(cls, converter, **renamed)
+
+        converter.register_structure_hook_factory(attrs.has, camel_case)
+        return converter
 
     def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
                uri: str | None = None, refs: bool = False) -> Any:
         """Take a snapshot, answer from it, and let the workspace keep what it read."""
+        if not self.ready:
+            raise NotInitialized("the server is not initialized: send `initialize` first")
         snap = self.ws.snapshot(path, uri, refs=refs)
         try:
             return call(snap)
@@ -81,3 +158,43 @@ class CtxServer(LanguageServer):
                     for x in policy.problems]))
 
 
+_JSON_TYPES: dict[type, Callable[[Any], bool]] = {
+    str: lambda v: isinstance(v, str),
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    bool: lambda v: isinstance(v, bool),
+}
+
+
+def _exactly(kind: type, ok: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _: Any) -> Any:
+        if not ok(value):
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return kind(value)
+
+    return structure
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _surrogate(value: Any, at: str) -> str | None:
+    """Where in a JSON value a string holds a lone surrogate (JSON allows \\ud800)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return at
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found = _surrogate(k, at) or _surrogate(v, f"{at}.{k}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _surrogate(v, f"{at}[{i}]")
+            if found:
+                return found
+    return None

@@ -31,7 +31,7 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import CtxError, InvalidParams
-from ctxls.lsp import background
+from ctxls.lsp import background, rpc
 from ctxls.lsp.host import CtxServer
 from ctxls.paths import file_path
 from ctxls.policy import POLICY_PATH
@@ -163,6 +163,7 @@ def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
     encoding = normalise_encoding(str(ls.workspace.position_encoding or "utf-16"))
     ls.ws = Workspace(roots, options, encoding)
     ls.ws.scanning = True  # until the scan `initialized` starts has finished: nothing indexed
+    ls.ready = True
     log.info("roots=%s encoding=%s", roots, encoding)
 
 
@@ -261,11 +262,22 @@ async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> An
         lambda snap: symbols.workspace_symbols(snap, params.query)))
 
 
-def serve(tcp: str | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="ctxls %(levelname)s %(message)s")
+def serve(tcp: str | None = None, log_file: str | None = None,
+          log_level: str = "warning") -> None:
+    """Serve on stdio (or TCP). Logs go to ``log_file`` if given, else to stderr, which
+    editors show as errors: by default only warnings and faults are logged."""
+    handler: logging.Handler = (logging.FileHandler(log_file, encoding="utf-8") if log_file
+                                else logging.StreamHandler())
+    logging.basicConfig(level=log_level.upper(), handlers=[handler],
+                        format="ctxls %(asctime)s %(levelname)s %(message)s")
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        return
+    try:
+        asyncio.run(rpc.serve_stdio(server.protocol))
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]

@@ -24,7 +24,7 @@ def chunks(snap: Snapshot, params: p.ChunksParams) -> p.ChunksResult:
         raise InvalidParams("`maxTokens` must be at least 64")
     count = tokenizer(snap.options.encoding).count
     if params.path or params.text_document:
-        keys = [str(snap.located(params).abspath)]
+        keys = [str(snap.view(snap.located(params)).loc.abspath)]  # a named file must exist
     else:
         keys = sorted(k for k, e in snap.entries() if e.language is not None
                       and e.status == "ok")

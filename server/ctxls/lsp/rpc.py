@@ -1,0 +1,120 @@
+"""JSON-RPC over the frames a peer sends: every request with an id gets a response.
+
+A frame that cannot be read is answered with -32700 (id null). A message that is not a
+JSON-RPC 2.0 request, notification or response (not an object, ``jsonrpc`` not "2.0", an
+id that is neither an integer nor a string, a method that is not a string) is answered
+with -32600 when it has an id (the id itself when it is a valid one, null otherwise) or is
+no object at all.
+Params that do not fit the method's type are answered with -32602. Only then does pygls
+dispatch the message. Notifications that are malformed are logged in one line and dropped:
+there is nothing to answer them with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+from typing import Any
+
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
+    JsonRpcParseError,
+)
+from pygls.io_ import StdoutWriter
+from pygls.protocol import JsonRPCProtocol
+
+from ctxls.lsp.framing import MAX_BYTES, Garbled, read_frames
+
+log = logging.getLogger("ctxls")
+CHUNK = 1 << 16
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def problem(value: Any) -> str | None:
+    """What makes a JSON value no JSON-RPC 2.0 message, or None when it is one."""
+    if not isinstance(value, dict):
+        return "a message is a JSON object (batches are not supported)"
+    if value.get("jsonrpc") != "2.0":
+        return 'a message needs "jsonrpc": "2.0"'
+    if "id" in value and not _valid_id(value["id"]):
+        return "an id is an integer or a string"
+    if "method" in value and not isinstance(value["method"], str):
+        return "a method is a string"
+    if "method" not in value and "id" not in value:
+        return "a message has a method (a request, a notification) or an id (a response)"
+    if value.get("params") is not None and not isinstance(value["params"], dict | list):
+        return "params are an object or an array"
+    return None
+
+
+def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
+    """One parsed frame, checked, structured and handed to pygls."""
+    wrong = problem(value)
+    request_id = value.get("id") if isinstance(value, dict) else None
+    is_request = isinstance(value, dict) and "method" in value and "id" in value
+    if wrong is not None:
+        if not isinstance(value, dict) or "id" in value:  # (no object: no telling)
+            _error(protocol, request_id if _valid_id(request_id) else None,
+                   JsonRpcInvalidRequest(wrong))
+        else:
+            log.warning("dropped a malformed message: %s", wrong)
+        return
+    method = value.get("method")
+    known = method is None or method in protocol.fm.features or \
+        method in protocol.fm.builtin_features
+    if not known:
+        if is_request:
+            _error(protocol, request_id, JsonRpcMethodNotFound(f"no method {method!r}"))
+        elif not method.startswith("$/"):  # `$/` notifications may be ignored
+            log.info("ignored the notification %s", method)
+        return
+    try:
+        message = protocol.structure_message(value)
+    except JsonRpcException as exc:
+        if is_request:
+            _error(protocol, request_id, JsonRpcInvalidParams(
+                f"invalid params for {value['method']}: {exc.message}"))
+        else:
+            log.warning("dropped a malformed %s: %s", value.get("method", "response"),
+                        exc.message)
+        return
+    protocol.handle_message(message)
+
+
+def _error(protocol: JsonRPCProtocol, request_id: Any, exc: JsonRpcException) -> None:
+    protocol._send_response(request_id, error=exc.to_response_error())
+
+
+async def serve_stdio(protocol: JsonRPCProtocol, max_bytes: int = MAX_BYTES) -> None:
+    """Serve stdin/stdout until the stream ends (or ``exit`` ends the process)."""
+    protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    fd = sys.stdin.buffer.fileno()
+
+    def pump() -> None:  # a daemon thread: a read blocked on stdin never holds up exit
+        while True:
+            try:
+                data = os.read(fd, CHUNK)
+            except OSError:
+                data = b""
+            loop.call_soon_threadsafe(chunks.put_nowait, data)
+            if not data:
+                return
+
+    threading.Thread(target=pump, name="ctxls-stdin", daemon=True).start()
+    async for frame in read_frames(chunks.get, max_bytes):
+        if isinstance(frame, Garbled):
+            log.warning("unreadable frame: %s", frame.reason)
+            _error(protocol, None, JsonRpcParseError(frame.reason))
+        else:
+            dispatch(protocol, frame.value)
