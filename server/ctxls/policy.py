@@ -20,6 +20,8 @@ import attrs
 import pathspec
 import yaml
 
+from ctxls.paths import Escaped, read_inside
+
 POLICY_PATH = ".agent/context-policy.yaml"
 VIEWS = ("interface", "names", "none")
 TOP_KEYS = {"version": int, "first_turn_ceiling": int, "roles": list, "exclude": list}
@@ -205,9 +207,13 @@ def _rule(index: int, node: yaml.Node, problems: list[Problem], today: dt.date,
 
 
 def load(root: Path, today: dt.date, files: Iterable[str] = ()) -> Policy:
-    path = root / POLICY_PATH
+    """The root's policy; a file that is a link out of the workspace is not read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_inside(root / POLICY_PATH, root).decode("utf-8", errors="replace")
+    except Escaped:
+        return Policy(problems=(Problem(0, "error", f"{POLICY_PATH} leads outside the "
+                                        "workspace (a symbolic link?); it is not read"),),
+                      found=True)
     except OSError:
         return Policy()
     return parse(text, today, files)
@@ -234,7 +240,10 @@ def undocumented_patches(root: Path, rule: Rule) -> list[str]:
                              capture_output=True, text=True, timeout=30, check=True).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    text = notes.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = read_inside(notes, root).decode("utf-8", errors="replace")
+    except OSError:
+        return []
     commits = [line.split("\t", 1) for line in out.splitlines() if "\t" in line]
     return [f"{folder}: commit {sha[:7]} \"{subject}\" is not in {folder}/PATCHES.md"
             for sha, subject in commits[:-1]  # the oldest one imported the code

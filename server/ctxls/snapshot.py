@@ -21,11 +21,11 @@ import attrs
 from lsprotocol.types import Position, Range
 
 from ctxls.config import Options
-from ctxls.errors import FileMissing, InvalidParams, UnknownSymbol, Unreadable
+from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_bytes, index_file
 from ctxls.index.search import SearchIndex
-from ctxls.paths import Located, locate
+from ctxls.paths import Escaped, Located, locate, read_inside
 from ctxls.policy import Policy
 from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
@@ -254,7 +254,10 @@ class _Keep(Protocol):
 def _current(loc: Located, entry: FileEntry) -> bytes | None:
     """The indexed file's text, if the file still has the content the tables describe."""
     try:
-        raw = loc.abspath.read_bytes()
+        raw = read_inside(loc.abspath, loc.root)
+    except Escaped as exc:
+        raise OutsideWorkspace(f"`{loc.path}` now leads outside the workspace; refused") \
+            from exc
     except OSError:
         return None
     if hashlib.blake2b(raw, digest_size=16).hexdigest() != entry.digest:
@@ -263,10 +266,15 @@ def _current(loc: Located, entry: FileEntry) -> bytes | None:
 
 
 def _read_raw(loc: Located) -> bytes:
-    size = loc.abspath.stat().st_size
-    if size > HUGE_READ_LIMIT:
-        raise Unreadable(f"{loc.path} is {size} bytes; too large to read")
-    raw = loc.abspath.read_bytes()
+    try:
+        raw = read_inside(loc.abspath, loc.root, HUGE_READ_LIMIT + 1)
+    except Escaped as exc:
+        raise OutsideWorkspace(f"`{loc.path}` now leads outside the workspace; refused") \
+            from exc
+    except OSError as exc:
+        raise FileMissing(f"{loc.path} cannot be read: {exc.strerror}") from exc
+    if len(raw) > HUGE_READ_LIMIT:
+        raise Unreadable(f"{loc.path} is over {HUGE_READ_LIMIT} bytes; too large to read")
     if b"\0" in raw[:8192]:
         raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
     return index_bytes(loc.path, str(loc.abspath), raw, 0, len(raw) + 1).data or b""

@@ -21,6 +21,7 @@ import tree_sitter as ts
 from ctxls.index import refs as refs_mod
 from ctxls.index.refs import Refs
 from ctxls.index.tables import Tables
+from ctxls.paths import read_inside
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Outline, extract
 from ctxls.syntax.text import LineIndex, decode
@@ -88,11 +89,10 @@ def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[
 
     def visit(folder: str, rel: str) -> Iterator[tuple[str, str]]:
         pushed = False
-        try:
-            with open(os.path.join(folder, ".gitignore"), encoding="utf-8",
-                      errors="replace") as fh:
-                specs.append((rel, _spec(fh.read().splitlines())))
-                pushed = True
+        try:  # (a link out of the workspace is not read)
+            text = read_inside(os.path.join(folder, ".gitignore"), root)
+            specs.append((rel, _spec(text.decode("utf-8", errors="replace").splitlines())))
+            pushed = True
         except OSError:
             pass
         try:
@@ -155,15 +155,14 @@ def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -
         if lang is None:  # listed only; read on demand (readRange, fallback windows)
             return FileEntry(path=rel, abspath=abspath, language=None, size=st.st_size,
                              mtime_ns=st.st_mtime_ns, digest="", status="ok")
+        root = abspath[: len(abspath) - len(rel)]
         if st.st_size > max_bytes:
-            with open(abspath, "rb") as fh:
-                head = fh.read(SNIFF)
+            head = read_inside(abspath, root, SNIFF)
             return FileEntry(path=rel, abspath=abspath, language=lang.name,
                              size=st.st_size, mtime_ns=st.st_mtime_ns, digest="",
                              status="binary" if b"\0" in head else "too-large")
-        with open(abspath, "rb") as fh:
-            raw = fh.read()
-    except OSError:
+        raw = read_inside(abspath, root)
+    except OSError:  # gone, unreadable, or swapped for a link out of the workspace
         return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
                          digest="", status="unreadable")
     return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes, keep_data)

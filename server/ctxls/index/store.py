@@ -24,6 +24,7 @@ from typing import NamedTuple
 import ctxls
 from ctxls.index.scan import SNIFF, FileEntry, index_file
 from ctxls.index.tables import Tables
+from ctxls.paths import read_inside
 from ctxls.syntax import languages
 
 log = logging.getLogger("ctxls")
@@ -158,8 +159,7 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
                     and st.st_mtime_ns < row.written_ns - RACY_NS:
                 digest = row.digest
             else:
-                with open(abspath, "rb") as fh:
-                    raw = fh.read()
+                raw = read_inside(abspath, abspath[: len(abspath) - len(rel)])
                 digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
                 if b"\0" in raw[:SNIFF]:
                     digest = ""

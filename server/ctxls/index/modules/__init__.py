@@ -9,7 +9,8 @@ cached in it per root.
 
 Adding one: a module in this package with a ``@register("name")`` subclass of
 ``ModuleSystem``, imported at the bottom of this file. The package imports nothing else of
-ctxls, so both the language registry and the reference index can use it.
+ctxls but ``paths`` (to read ``go.mod`` safely), so both the language registry and the
+reference index can use it.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 
 from ctxls.index.modules import ModuleSystem, register
+from ctxls.paths import read_inside
 
 
 @register("go")
@@ -37,12 +38,11 @@ class GoPackages(ModuleSystem):
         """The ``module`` line of ``root``'s go.mod, read once per root."""
         if root not in self._module_paths:
             prefix = None
-            try:
-                with open(posixpath.join(root, "go.mod"), encoding="utf-8") as fh:
-                    for line in fh:
-                        if line.startswith("module "):
-                            prefix = line.split()[1].strip('"')
-                            break
+            try:  # (a go.mod that leads outside the workspace is not read)
+                text = read_inside(posixpath.join(root, "go.mod"), root).decode(
+                    "utf-8", errors="replace")
+                prefix = next((line.split()[1].strip('"') for line in text.splitlines()
+                               if line.startswith("module ") and len(line.split()) > 1), None)
             except OSError:
                 pass
             self._module_paths[root] = prefix
