@@ -45,6 +45,13 @@ class Endpoint:
                     # The behaviour under test, not a wait: an endpoint slower than the
                     # client's timeout (0.5 s in test_a_hang_past_the_timeout).
                     time.sleep(2)
+                if mode == "trickle":  # the behaviour under test: headers at 5 bytes a second
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    for ch in b"Content-Type: application/json\r\n":
+                        self.wfile.write(bytes([ch]))
+                        self.wfile.flush()
+                        time.sleep(0.2)
+                    return
                 if mode == "500":
                     self.send_response(500)
                     self.end_headers()
@@ -56,10 +63,15 @@ class Endpoint:
                     "schema": {"rankings": [{"candidate_id": ids[0], "score": 1}]},
                     "unknown": {"rankings": [{"candidate_id": "E999", "relevance_score": 1}]},
                     "range": {"rankings": [{"candidate_id": ids[0], "relevance_score": 1.5}]},
+                    "echo": {"rankings": [{"candidate_id": self.headers["Authorization"][7:],
+                                           "relevance_score": 1}]},
                 }.get(mode)
                 text = "{not json" if mode == "malformed" else json.dumps(content)
                 reply = {"choices": [{"message": {"role": "assistant", "content": text}}],
                          "usage": {"prompt_tokens": 321, "completion_tokens": 12}}
+                if mode == "usage":
+                    reply["usage"] = {"prompt_tokens": 10**30, "completion_tokens": 12,
+                                      KEY: 1, "total_tokens": "x" * 100}
                 data = json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -171,3 +183,25 @@ async def test_no_call_for_an_empty_or_oversized_residue(endpoint: Endpoint,
     assert not endpoint.calls and "over 32" in r["ranking"]["reason"]
     assert all(g["decision"] == "rejected" for g in r["gateLog"]
                if g["kind"] == "retrieved_hit")
+
+
+async def test_the_timeout_is_a_deadline_for_the_whole_call(
+        endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint.mode = "trickle"  # each byte within any per-read timeout, the whole far past it
+    began = time.perf_counter()
+    r, _ = await construct(endpoint.port, monkeypatch, HITS, timeout=0.5)
+    assert "timed out after 0.5 s" in r["ranking"]["reason"]
+    assert r["ranking"]["latencyMs"] < 2000
+    assert time.perf_counter() - began < 6  # (the server's start and scan included)
+
+
+async def test_what_the_endpoint_says_is_quoted_short_and_never_the_key(
+        endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch) -> None:
+    endpoint.mode = "echo"  # answers the key it was sent as a candidate id
+    r, stderr = await construct(endpoint.port, monkeypatch, HITS)
+    assert "unknown candidate id <redacted" in r["ranking"]["reason"]
+    assert KEY not in json.dumps(r) and not any(KEY in line for line in stderr)
+    assert KEY[:12] not in json.dumps(r)
+    endpoint.mode = "usage"
+    r, _ = await construct(endpoint.port, monkeypatch, HITS)
+    assert r["ranking"]["usage"] == {"completion_tokens": 12}

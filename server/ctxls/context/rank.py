@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import threading
 import time
 from typing import Any
 
@@ -88,7 +90,21 @@ def request_body(config: RankingConfig, obligation: str, question: str,
     }
 
 
-def parse(payload: Any, ids: set[str]) -> tuple[dict[str, float] | None, str]:
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+QUOTE = 40  # characters of what an endpoint said that a reason may quote
+
+
+def quote(value: Any, secret: str | None = None) -> str:
+    """A short, printable excerpt of something an endpoint sent, never a piece of the key
+    (an endpoint can echo what it was given)."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in repr(value)[: QUOTE + 2])
+    if secret and any(text[i : i + 8] in secret for i in range(max(1, len(text) - 7))):
+        return "<redacted: it matches the API key>"
+    return text if len(text) <= QUOTE else text[: QUOTE - 3] + "..."
+
+
+def parse(payload: Any, ids: set[str], secret: str | None = None
+          ) -> tuple[dict[str, float] | None, str]:
     """The scores in a chat-completions response, or None and what was wrong with it."""
     try:
         content = payload["choices"][0]["message"]["content"]
@@ -109,10 +125,10 @@ def parse(payload: Any, ids: set[str]) -> tuple[dict[str, float] | None, str]:
             return None, "schema violation: a ranking must be {candidate_id, relevance_score}"
         cid, score = r["candidate_id"], r["relevance_score"]
         if not isinstance(cid, str) or cid not in ids:
-            return None, f"unknown candidate id {cid!r}"
+            return None, f"unknown candidate id {quote(cid, secret)}"
         if isinstance(score, bool) or not isinstance(score, int | float) or \
                 not 0 <= score <= 1:
-            return None, f"score {score!r} for {cid} is outside [0, 1]"
+            return None, f"score {quote(score, secret)} for {cid} is outside [0, 1]"
         scores[cid] = float(score)
     return scores, "ok"
 
@@ -135,7 +151,7 @@ def rank(config: RankingConfig | None, obligation: str, question: str,
     url = f"{config.base_url.rstrip('/')}/chat/completions"
     start = time.perf_counter()
     try:
-        response = httpx.post(url, json=body, headers=headers, timeout=config.timeout_s)
+        response = _post(url, body, headers, config.timeout_s)
     except httpx.TimeoutException:
         return Ranked(True, None, f"timed out after {config.timeout_s:g} s", _ms(start),
                       request=body)
@@ -149,11 +165,38 @@ def rank(config: RankingConfig | None, obligation: str, question: str,
         payload = response.json()
     except ValueError:
         return Ranked(True, None, "the response body is not JSON", latency, request=body)
-    scores, why = parse(payload, {e.id for e in residue})
+    scores, why = parse(payload, {e.id for e in residue}, key)
     usage = payload.get("usage") if isinstance(payload, dict) else None
-    usage = {k: int(v) for k, v in usage.items() if isinstance(v, int)} \
+    usage = {k: usage[k] for k in USAGE_KEYS if isinstance(usage.get(k), int)
+             and not isinstance(usage[k], bool) and 0 <= usage[k] < 10**9} \
         if isinstance(usage, dict) else None
-    return Ranked(True, scores, why, latency, usage, body)
+    return Ranked(True, scores, why, latency, usage or None, body)
+
+
+def _post(url: str, body: dict[str, Any], headers: dict[str, str],
+          deadline_s: float) -> httpx.Response:
+    """One POST that ends by the deadline, however slowly the endpoint trickles bytes:
+    httpx's timeouts bound each read, not the call. The call runs on a thread of its own,
+    and at the deadline its connection is closed under it."""
+    client = httpx.Client(timeout=deadline_s)
+    done: queue.Queue[httpx.Response | BaseException] = queue.Queue()
+
+    def call() -> None:
+        try:
+            done.put(client.post(url, json=body, headers=headers))
+        except BaseException as exc:  # handed to the waiting thread
+            done.put(exc)
+
+    threading.Thread(target=call, name="ctxls-ranking", daemon=True).start()
+    try:
+        got = done.get(timeout=deadline_s)
+    except queue.Empty:
+        raise httpx.TimeoutException("deadline") from None
+    finally:
+        client.close()  # ends a call still trickling in; a finished one is read already
+    if isinstance(got, BaseException):
+        raise got
+    return got
 
 
 def _ms(start: float) -> float:
