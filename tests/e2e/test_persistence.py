@@ -101,3 +101,25 @@ async def test_a_scan_with_workers_leaves_no_process_behind(tmp_path: Path) -> N
         assert _children(ctx.proc.pid) == {}
         sym = await ctx.read_symbol("pkg7/m399.py", "f399")
         assert sym.kind == "function"  # still serving
+
+
+async def test_a_cache_deleted_while_the_server_runs_is_opened_again(
+        workspace: Path, tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    async with await _start(workspace, cache) as ctx:
+        db = Path((await ctx.status()).cache or "")
+        assert (await ctx.search("compute line total")).hits  # the search index exists too
+        shutil.rmtree(cache)  # the folder, the index and the search index, all gone
+        new = workspace / "billing" / "fees.py"
+        new.write_text("def late_fee(days):\n    return days * 2\n")
+        ctx.notify("workspace/didChangeWatchedFiles",
+                   {"changes": [{"uri": new.as_uri(), "type": 1}]})
+        hits = (await ctx.search("late fee")).hits  # answered after the refresh above
+        assert [h.symbol for h in hits][:1] == ["late_fee"]
+        assert db.is_file()  # written again, not into an unlinked file
+        with sqlite3.connect(db) as check:
+            rows = check.execute("SELECT path FROM files").fetchall()
+        assert ("billing/fees.py",) in rows

@@ -13,7 +13,9 @@ the server: a restart re-chunks only the files whose content hash changed. It is
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -63,10 +65,27 @@ class SearchIndex:
         """In memory, or in the SQLite file ``path``; rows written by another
         ``fingerprint`` (another version of the chunker) are dropped."""
         self.path = path
+        self.fingerprint = fingerprint
         self.lock = threading.Lock()
         self.db = self._open(fingerprint)
+        self._ident = _ident(path)
         # path -> content hash the rows were built from
         self.digests: dict[str, str] = dict(self.db.execute("SELECT path, digest FROM files"))
+
+    def current(self) -> bool:
+        """Open the file again if it was deleted or replaced under the connection (its
+        rows are then gone, and so are the digests that say what it holds); False then."""
+        if self.path is None or _ident(self.path) == self._ident:
+            return True
+        log.warning("search index %s was removed; building it again", self.path)
+        with self.lock:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._open(self.fingerprint)
+            self._ident = _ident(self.path)
+            self.digests = dict(self.db.execute("SELECT path, digest FROM files"))
+        return False
 
     def _open(self, fingerprint: str) -> sqlite3.Connection:
         for attempt in (1, 2):
@@ -134,6 +153,14 @@ class SearchIndex:
                 "ORDER BY rank LIMIT ?", (match, max(1, limit) * 4)).fetchall()
         return dedup([Hit(r[0], r[1], r[2], r[3], r[4],
                           tuple(p for p in r[5].split("\n") if p), -r[6]) for r in rows])[:limit]
+
+
+def _ident(path: Path | None) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if st is not None else None
 
 
 def dedup(hits: list[Hit]) -> list[Hit]:

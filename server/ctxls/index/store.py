@@ -12,6 +12,7 @@ and rebuilt: the cache is never trusted over the files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -67,6 +68,19 @@ class Store:
         self.path = folder / f"{name}.sqlite"
         self.fingerprint = _fingerprint()
         self.db = self._open()
+        self._ident = _ident(self.path)
+
+    def _current(self) -> sqlite3.Connection:
+        """The connection, opened again when the file was deleted or replaced under it
+        (writes to an unlinked file would vanish, or fail until a restart)."""
+        if _ident(self.path) != self._ident:
+            log.warning("index cache %s was removed; opening it again", self.path)
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = self._open()
+            self._ident = _ident(self.path)
+        return self.db
 
     def _open(self) -> sqlite3.Connection:
         for attempt in (1, 2):
@@ -107,21 +121,29 @@ class Store:
                  e.tables.names, e.tables.payload())
                 for e in entries if e.status == "ok" and e.tables is not None]
         try:
-            with self.db:
-                self.db.executemany("INSERT OR REPLACE INTO files VALUES "
-                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        except sqlite3.DatabaseError as exc:
+            with self._current() as db:
+                db.executemany("INSERT OR REPLACE INTO files VALUES "
+                               "(?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        except (sqlite3.DatabaseError, OSError) as exc:
             log.warning("index cache not written (%s)", exc)
 
     def forget(self, paths: Iterable[str]) -> None:
         try:
-            with self.db:
-                self.db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
-        except sqlite3.DatabaseError as exc:
+            with self._current() as db:
+                db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
+        except (sqlite3.DatabaseError, OSError) as exc:
             log.warning("index cache not updated (%s)", exc)
 
     def close(self) -> None:
         self.db.close()
+
+
+def _ident(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 class Row(NamedTuple):

@@ -51,6 +51,8 @@ def refresh(ws: Workspace, limit: int | None) -> bool:
     so edits made since the last call are folded in."""
     index = ws.search or _open(ws)
     ws.search = index
+    if not index.current():  # the file was deleted under it: every file is stale again
+        ws.search_queue = None
     if ws.search_queue is None or limit is None:
         live = {e.path for e in ws.entries.values() if _searchable(e)}
         for gone in set(index.digests) - live:
