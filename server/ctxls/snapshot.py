@@ -23,7 +23,7 @@ from lsprotocol.types import Position, Range
 from ctxls.config import Options
 from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, index_bytes, index_file
+from ctxls.index.scan import FileEntry, index_file
 from ctxls.index.search import SearchIndex
 from ctxls.paths import Escaped, Located, locate, read_inside
 from ctxls.policy import Policy
@@ -37,6 +37,7 @@ from ctxls.tokens import tokenizer
 
 PLAIN_MARKER = "... {count} lines elided{names}"
 HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
+MAX_LINE = 2000  # characters of one line shown from a file too large to parse
 
 
 @attrs.frozen
@@ -63,12 +64,18 @@ class View:
     version: int | None
     notes: list[str]
     encoding: Encoding
+    clip_at: int | None = None  # lines longer than this are cut (files too large to parse)
     _lines: list[str] | None = None
 
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = split_lines(self.data.decode("utf-8", errors="replace"))
+            lines = split_lines(self.data.decode("utf-8", errors="replace"))
+            if self.clip_at is not None:
+                n = self.clip_at
+                lines = [x if len(x) <= n else f"{x[:n]} ...[{len(x) - n:,} more characters]"
+                         for x in lines]
+            self._lines = lines
         return self._lines
 
     @property
@@ -184,10 +191,15 @@ class Snapshot:
             if data is None:  # changed on disk since it was indexed: index it again
                 entry = self._index(loc, entry, keep)
                 data = entry.data
+        notes = entry.notes
+        clip = None
         if data is None:
             data = _read_raw(loc)
+            if len(data) > self.options.max_file_bytes:  # shown as windows: bound each line
+                clip = MAX_LINE
+                notes = [*notes, f"lines over {MAX_LINE:,} characters are cut"]
         return View(loc, languages.for_path(loc.path), data, LineIndex(data), entry.outline,
-                    None, entry.notes, self.encoding)
+                    None, notes, self.encoding, clip)
 
     def _index(self, loc: Located, entry: FileEntry | None, keep: _Keep) -> FileEntry:
         if not loc.abspath.exists():
@@ -277,4 +289,4 @@ def _read_raw(loc: Located) -> bytes:
         raise Unreadable(f"{loc.path} is over {HUGE_READ_LIMIT} bytes; too large to read")
     if b"\0" in raw[:8192]:
         raise Unreadable(f"{loc.path} is a binary file; there is no text to show")
-    return index_bytes(loc.path, str(loc.abspath), raw, 0, len(raw) + 1).data or b""
+    return decode(raw)[0]  # text only: a file read raw is too large (or unknown) to parse

@@ -88,3 +88,21 @@ async def test_a_request_before_initialize_is_server_not_initialized(tmp_path: P
         assert err.code == -32002 and "initialize" in err.message
     finally:
         await client.close()
+
+
+async def test_a_file_too_large_to_parse_gets_a_bounded_answer(ctx: CtxClient) -> None:
+    big = ctx.root / "big.py"
+    with big.open("w") as fh:  # 50 MB: over maxFileBytes, under the 64 MiB read limit
+        for i in range(500_000):
+            fh.write(f"def f{i}(x):\n    return x + {i}  # {'pad' * 20}\n")
+    r = await ctx.request("ctx/skeleton", {"path": "big.py", "target": {"symbol": "f7"}})
+    assert r["mode"] == "fallback" and r["reason"] == "too-large"
+    assert len(r["text"].splitlines()) <= 90
+    one_line = ctx.root / "one_line.py"
+    one_line.write_text("X = '" + "y" * 5_000_000 + "'\n")
+    r = await ctx.request("ctx/readRange", {"path": "one_line.py", "startLine": 1,
+                                            "endLine": 3})
+    assert len(r["text"]) < 3000 and "more characters]" in r["text"]
+    assert any("cut" in n for n in r["notes"])
+    ok = await ctx.request("ctx/skeleton", {"path": TOKENS})
+    assert ok["mode"] == "skeleton"
