@@ -46,6 +46,9 @@ class Options:
     # requests, and ctx/construct unless `waitForIndex: false`) before it answers with what
     # there is, saying so.
     index_wait: float = 10.0
+    # Watch the workspace for files created, changed or deleted on disk, unless the client
+    # registers workspace/didChangeWatchedFiles (VS Code does; Neovim on Linux does not).
+    watch_files: bool = True
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

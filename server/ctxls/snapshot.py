@@ -66,6 +66,7 @@ class View:
     encoding: Encoding
     clip_at: int | None = None  # lines longer than this are cut (files too large to parse)
     _lines: list[str] | None = None
+    clipped: set[int] = attrs.Factory(set)  # rows that were cut
 
     @property
     def lines(self) -> list[str]:
@@ -73,8 +74,9 @@ class View:
             lines = split_lines(self.data.decode("utf-8", errors="replace"))
             if self.clip_at is not None:
                 n = self.clip_at
-                lines = [x if len(x) <= n else f"{x[:n]} ...[{len(x) - n:,} more characters]"
-                         for x in lines]
+                self.clipped = {i for i, x in enumerate(lines) if len(x) > n}
+                for i in self.clipped:
+                    lines[i] = f"{lines[i][:n]} ...[{len(lines[i]) - n:,} more characters]"
             self._lines = lines
         return self._lines
 
@@ -191,15 +193,13 @@ class Snapshot:
             if data is None:  # changed on disk since it was indexed: index it again
                 entry = self._index(loc, entry, keep)
                 data = entry.data
-        notes = entry.notes
         clip = None
         if data is None:
             data = _read_raw(loc)
             if len(data) > self.options.max_file_bytes:  # shown as windows: bound each line
                 clip = MAX_LINE
-                notes = [*notes, f"lines over {MAX_LINE:,} characters are cut"]
         return View(loc, languages.for_path(loc.path), data, LineIndex(data), entry.outline,
-                    None, notes, self.encoding, clip)
+                    None, entry.notes, self.encoding, clip)
 
     def _index(self, loc: Located, entry: FileEntry | None, keep: _Keep) -> FileEntry:
         if not loc.abspath.exists():

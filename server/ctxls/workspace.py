@@ -134,11 +134,15 @@ class Workspace:
             self._index_entry(entry)
             if store is not None:
                 store.save([entry])
-        else:
-            self.entries.pop(key, None)
-            self.refs.remove(key)
-            if store is not None:
-                store.forget([loc.path])
+        else:  # a file, or a whole folder, is gone
+            gone = [key] if key in self.entries else [
+                k for k in self.entries if k.startswith(key + os.sep)]
+            for k in gone:
+                path = self.entries.pop(k).path
+                self.refs.remove(k)
+                self._indexed_versions.pop(k, None)
+                if store is not None:
+                    store.forget([path])
         self._indexed_versions.pop(key, None)
 
     def _sync_docs(self) -> None:

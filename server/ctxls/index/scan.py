@@ -80,6 +80,46 @@ def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+class Ignores:
+    """The walk's rules asked one path at a time (for the file watcher): a path is skipped
+    when a folder above it is, or the nearest ``.gitignore`` files or the excludes say so."""
+
+    def __init__(self, root: Path, extra_excludes: list[str] | None = None) -> None:
+        self.root = str(root)
+        self.extra = _spec(extra_excludes) if extra_excludes else None
+        self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}  # folder -> .gitignore
+
+    def forget(self, folder: str) -> None:
+        """A folder's .gitignore changed: read it again when next asked."""
+        self._specs.pop(folder, None)
+
+    def _folder_spec(self, folder: str) -> pathspec.GitIgnoreSpec | None:
+        if folder not in self._specs:
+            try:
+                text = read_inside(os.path.join(self.root, folder, ".gitignore"), self.root)
+                self._specs[folder] = _spec(text.decode("utf-8", errors="replace").splitlines())
+            except OSError:
+                self._specs[folder] = None
+        return self._specs[folder]
+
+    def ignored(self, rel: str) -> bool:
+        parts = rel.split("/")
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = [("", self.extra)] if self.extra \
+            else []
+        for i in range(len(parts)):
+            here = "/".join(parts[:i])
+            spec = self._folder_spec(here)
+            if spec is not None:
+                specs.append((here, spec))
+            if i == len(parts) - 1:
+                return _ignored(specs, rel, False)
+            folder = "/".join(parts[: i + 1])
+            if parts[i] in ALWAYS_SKIP or _ignored(specs, folder, True) or os.path.exists(
+                    os.path.join(self.root, folder, "pyvenv.cfg")):
+                return True
+        return False
+
+
 def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[str, str]]:
     """(relative POSIX path, absolute path) of every file not ignored, in sorted order.
     Strings, not Paths: a pathlib object per file costs more than the rest of the walk."""

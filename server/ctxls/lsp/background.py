@@ -1,4 +1,5 @@
-"""The server's background work: the initial scan, then the search index's build.
+"""The server's background work: the initial scan, then the search index's build, and the
+file watcher for clients that do not watch files themselves.
 
 Both run on the event loop beside the requests. The scan lists the workspace, restores
 what the persistent index still holds, and parses the rest in worker processes, adding
@@ -15,15 +16,19 @@ import gc
 import logging
 import multiprocessing
 import multiprocessing.forkserver
+import os
 import time
 import traceback
 import uuid
 from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
 
+import watchfiles
 from lsprotocol import types as t
 
-from ctxls.index.scan import FileEntry, index_batch
+from ctxls.index.scan import FileEntry, Ignores, index_batch
 from ctxls.lsp.host import CtxServer
+from ctxls.policy import POLICY_PATH
 from ctxls.requests import search
 
 log = logging.getLogger("ctxls")
@@ -125,3 +130,37 @@ async def build_search(ls: CtxServer) -> None:
         log.info("search index built in %.2f s", time.perf_counter() - began)
     except Exception:
         log.error("search index not built: %s", traceback.format_exc())
+
+
+async def watch(ls: CtxServer) -> None:
+    """Files created, changed or deleted on disk join the index within a second or so. The
+    walk's rules apply (.gitignore files, excludes, the folders always skipped); the policy
+    file is watched too, for its diagnostics."""
+    ws = ls.ws
+    ignores = {str(root): Ignores(root, ws.options.exclude) for root in ws.roots}
+
+    def rel_of(path: str) -> tuple[str, str] | None:
+        root = next((r for r in ignores if path.startswith(r + os.sep)), None)
+        return (root, path[len(root) + 1 :].replace(os.sep, "/")) if root else None
+
+    def wanted(change: watchfiles.Change, path: str) -> bool:
+        found = rel_of(path)
+        if found is None:
+            return False
+        root, rel = found
+        if rel == POLICY_PATH:
+            return True
+        if rel.rsplit("/", 1)[-1] == ".gitignore":
+            ignores[root].forget(rel.rpartition("/")[0])
+        return not ignores[root].ignored(rel)
+
+    try:
+        async for changes in watchfiles.awatch(*ws.roots, watch_filter=wanted, debounce=200,
+                                               step=50, stop_event=ls.stop_watching):
+            for _, path in sorted(changes, key=lambda c: c[1]):
+                ws.refresh(Path(path).as_uri())
+            log.info("watched %d changes on disk", len(changes))
+            if any(p.endswith(POLICY_PATH) for _, p in changes):
+                ls.publish_policy()
+    except Exception:
+        log.error("file watching stopped: %s", traceback.format_exc())

@@ -92,6 +92,8 @@ class CtxServer(LanguageServer):
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.ready = False  # `initialize` has named the workspace
+        self.watch_task: asyncio.Task[None] | None = None
+        self.stop_watching = asyncio.Event()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors go to the log, not to the user's screen as a popup."""

@@ -172,14 +172,18 @@ async def initialized(ls: CtxServer, params: t.InitializedParams) -> None:
     ls.scan_task = asyncio.create_task(background.scan(ls))
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps else None
+    client_watches = False
     if watched is not None and watched.dynamic_registration:
         try:
             await ls.client_register_capability_async(t.RegistrationParams([t.Registration(
                 id=str(uuid.uuid4()), method=t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=t.DidChangeWatchedFilesRegistrationOptions(
                     [t.FileSystemWatcher(glob_pattern="**/*")]))]))
-        except Exception as exc:  # the client said no: we still serve, just without watching
+            client_watches = True
+        except Exception as exc:  # the client said no: we watch ourselves
             log.warning("file watching not registered: %s", exc)
+    if not client_watches and ls.ws.options.watch_files and ls.ws.roots:
+        ls.watch_task = asyncio.create_task(background.watch(ls))
 
 
 @server.feature(t.SHUTDOWN)
@@ -188,6 +192,7 @@ async def shutdown(ls: CtxServer, params: None) -> None:
     index's build just stops."""
     if ls.search_task is not None:
         ls.search_task.cancel()
+    ls.stop_watching.set()
     if ls.scan_task is not None and not ls.scan_task.done():
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(ls.scan_task), 30)

@@ -145,7 +145,9 @@ def read_range(snap: Snapshot, params: p.ReadRangeParams) -> p.ReadRangeResult:
         uri=v.loc.uri, path=v.loc.path, version=v.version, range=v.range(first, last),
         text=text, tokens=snap.tokens(text), total_lines=n, truncated=truncated,
         notes=v.notes + escape + ([f"capped at {cap} lines"]
-                                  if truncated and last - first + 1 >= cap else []),
+                                  if truncated and last - first + 1 >= cap else [])
+        + ([f"lines over {v.clip_at:,} characters are cut"]
+           if any(first <= r <= last for r in v.clipped) else []),
     )
 
 
