@@ -123,3 +123,51 @@ async def test_a_cache_deleted_while_the_server_runs_is_opened_again(
         with sqlite3.connect(db) as check:
             rows = check.execute("SELECT path FROM files").fetchall()
         assert ("billing/fees.py",) in rows
+
+
+async def test_workers_exit_with_a_server_killed_mid_scan(tmp_path: Path) -> None:
+    """However the server ends (here SIGKILL, which runs no cleanup), the scan's workers,
+    their forkserver and multiprocessing's resource tracker do not outlive it."""
+    import signal
+    import sys
+
+    root = tmp_path / "many"
+    for i in range(3000):  # a scan of some seconds, with worker processes
+        (root / f"pkg{i % 30}").mkdir(parents=True, exist_ok=True)
+        (root / f"pkg{i % 30}" / f"m{i}.py").write_text(
+            "".join(f"def f{i}_{j}(x):\n    return g(x) + {j}\n\n" for j in range(40)))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ctxls", "serve", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    client = CtxClient(proc, root, 60.0)
+    await client.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(),
+                                        "capabilities": {}, "initializationOptions": {
+                                            "persist": False, "scanProcesses": 2}})
+    client.notify("initialized", {})
+
+    def everything() -> list[int]:  # the resource tracker included
+        out, todo = [], [proc.pid]
+        while todo:
+            p = todo.pop()
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in
+                        Path(f"/proc/{p}/task/{p}/children").read_text().split()]
+                out += kids
+                todo += kids
+        return out
+
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    while len(everything()) < 3:  # the forkserver and two workers are up
+        assert loop.time() - began < 30, "the scan started no workers"
+        await asyncio.sleep(0.02)
+    assert (await client.status()).scanning  # killed in the middle of the scan
+    family = everything()
+    proc.send_signal(signal.SIGKILL)
+    await proc.wait()
+    await _exited(family, deadline=15)
+    alive = [p for p in family if Path(f"/proc/{p}").exists() and
+             Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()[0] != "Z"]
+    assert alive == []
+    for task in client._tasks:
+        task.cancel()

@@ -26,6 +26,7 @@ from pathlib import Path
 import watchfiles
 from lsprotocol import types as t
 
+from ctxls.index import lifeline
 from ctxls.index.scan import FileEntry, Ignores, index_batch
 from ctxls.lsp.host import CtxServer
 from ctxls.policy import POLICY_PATH
@@ -76,8 +77,10 @@ async def scan(ls: CtxServer) -> None:
         pool: Executor | None = None
         if len(misses) >= POOL_THRESHOLD and ws.options.scan_processes > 1:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["ctxls.index.scan"])
-            pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx)
+            # the forkserver runs lifeline's bind at import: it dies with the server
+            ctx.set_forkserver_preload(["ctxls.index.scan", "ctxls.index.lifeline_server"])
+            pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx,
+                                       initializer=lifeline.bind)
         try:  # (a scan that used workers stops them, and their forkserver, when it is done)
             futures = [loop.run_in_executor(pool, index_batch, b, ws.options.max_file_bytes)
                        for b in batches]
