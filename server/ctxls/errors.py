@@ -31,6 +31,12 @@ class AmbiguousSymbol(CtxError):
     code = -32006
 
 
+class Cancelled(CtxError):
+    """The client cancelled the request (``$/cancelRequest``) while it ran."""
+
+    code = -32800
+
+
 class NotInitialized(CtxError):
     """A request before ``initialize``: there is no workspace to answer from yet."""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -21,7 +22,14 @@ import attrs
 from lsprotocol.types import Position, Range
 
 from ctxls.config import Options
-from ctxls.errors import FileMissing, InvalidParams, OutsideWorkspace, UnknownSymbol, Unreadable
+from ctxls.errors import (
+    Cancelled,
+    FileMissing,
+    InvalidParams,
+    OutsideWorkspace,
+    UnknownSymbol,
+    Unreadable,
+)
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file
 from ctxls.index.search import SearchIndex
@@ -132,6 +140,12 @@ class Snapshot:
         self._keep = keep
         self._views: dict[str, View] = {}
         self._policies: dict[Path, Policy] = {}
+        self.cancel = threading.Event()  # set when the client cancels the request
+
+    def check(self) -> None:
+        """Stop here if the request was cancelled (called between units of long work)."""
+        if self.cancel.is_set():
+            raise Cancelled("the request was cancelled")
 
     # ---- files ---------------------------------------------------------------------------
     def locate(self, path: str | None = None, uri: str | None = None) -> Located:
@@ -159,6 +173,7 @@ class Snapshot:
         key = str(loc.abspath)
         found = self._views.get(key)
         if found is None:
+            self.check()
             found = self._views[key] = self._read_view(loc, self.fresh.__setitem__)
         return found
 

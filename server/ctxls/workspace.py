@@ -53,6 +53,7 @@ class Workspace:
         self.search_ready = False
         self._policies: dict[Path, tuple[tuple[int, ...] | None, Policy]] = {}
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
+        self._entries_shared = False  # a snapshot holds self.entries: copy before a change
 
     # ---- paths -------------------------------------------------------------------------
     def locate(self, path: str | None = None, uri: str | None = None) -> Located:
@@ -74,10 +75,13 @@ class Workspace:
             self._sync_docs()
         docs = {key: DocState(d.lang, d.data, d.lines, d.outline(), d.version, d.non_utf8)
                 for key, d in self.docs.items()}
+        policies = {root: self.policy(root) for root in self.roots}
+        self._entries_shared = True
         snap = Snapshot(
-            roots=self.roots, options=self.options, encoding=self.encoding, refs=self.refs,
-            entries=self.entries, docs=docs, scanning=self.scanning, planned=self.planned,
-            policy=self.policy, keep=self.put_entry, search=self.search,
+            roots=self.roots, options=self.options, encoding=self.encoding,
+            refs=self.refs.frozen(), entries=self.entries, docs=docs, scanning=self.scanning,
+            planned=self.planned, policy=lambda root: policies.get(root) or Policy(),
+            keep=self.put_entry, search=self.search,
             from_cache=self.from_cache, search_ready=self.search_ready,
             cache=", ".join(str(s.path) for s in self.stores.values()) or None)
         if path or uri:
@@ -92,8 +96,15 @@ class Workspace:
             self.put_entry(key, entry)
 
     def put_entry(self, key: str, entry: FileEntry) -> None:
-        self.entries[key] = entry
+        self._own_entries()[key] = entry
         self._index_entry(entry)
+
+    def _own_entries(self) -> dict[str, FileEntry]:
+        """The entries, safe to change: a snapshot keeps the dict it was given."""
+        if self._entries_shared:
+            self.entries = dict(self.entries)
+            self._entries_shared = False
+        return self.entries
 
     # ---- documents ---------------------------------------------------------------------
     def open(self, uri: str, text: str, version: int | None) -> None:
@@ -130,15 +141,17 @@ class Workspace:
         key = str(loc.abspath)
         store = self._store(loc.root)
         if loc.abspath.is_file():
-            self.entries[key] = entry = index_file(loc.path, key, self.options.max_file_bytes)
+            entry = index_file(loc.path, key, self.options.max_file_bytes)
+            self._own_entries()[key] = entry
             self._index_entry(entry)
             if store is not None:
                 store.save([entry])
         else:  # a file, or a whole folder, is gone
-            gone = [key] if key in self.entries else [
-                k for k in self.entries if k.startswith(key + os.sep)]
+            entries = self._own_entries()
+            gone = [key] if key in entries else [
+                k for k in entries if k.startswith(key + os.sep)]
             for k in gone:
-                path = self.entries.pop(k).path
+                path = entries.pop(k).path
                 self.refs.remove(k)
                 self._indexed_versions.pop(k, None)
                 if store is not None:
@@ -211,8 +224,9 @@ class Workspace:
                 store.save(e for e in entries if self._root_of(e.abspath) == root)
 
     def add(self, entries: list[FileEntry]) -> None:
+        own = self._own_entries()
         for e in entries:
-            if self.entries.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
+            if own.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
                 self._index_entry(e)
 
     def _index_entry(self, e: FileEntry) -> None:

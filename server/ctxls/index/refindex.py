@@ -53,14 +53,57 @@ def module_name(path: str) -> str | None:
 
 
 class RefIndex:
-    """Reference tables of every indexed file, kept current by the engine."""
+    """Reference tables of every indexed file, kept current by the workspace.
+
+    ``frozen()`` hands out a view for a request that runs on another thread: the view shares
+    the index's tables as they are, and the next change copies what it touches first (the
+    top-level tables once, then each name's or module's set the first time it changes), so
+    a view never changes under its reader and a change costs nothing while no view is out.
+    """
 
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
         self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
-        self._imported: dict[str, frozenset[str]] = {}  # key -> modules its imports name
-        self._scopes: dict[str, list[str | None]] = {}  # key -> row -> enclosing function
+        # Derived per file, shared by the index and its views: (tables, value), so a value
+        # computed from an older version of a file is never taken for the current one.
+        self._imported: dict[str, tuple[Tables, frozenset[str]]] = {}
+        self._scopes: dict[str, tuple[Tables, list[str | None]]] = {}
+        self._shared = False  # a view holds the current tables
+        self._owned: set[str] | None = None  # names and modules copied since; None: all
+        self.view = False
+
+    def frozen(self) -> RefIndex:
+        view = RefIndex.__new__(RefIndex)
+        view.__dict__.update(self.__dict__)
+        view.view = True
+        self._shared = True
+        return view
+
+    def _own(self) -> None:
+        assert not self.view, "a view of the index is read-only"
+        if self._shared:
+            self.files, self.modules = dict(self.files), dict(self.modules)
+            self.by_name = dict(self.by_name)
+            self._shared, self._owned = False, set()
+
+    def _names_of(self, name: str) -> set[str]:
+        """The set of files filed under ``name``, safe to change."""
+        keys = self.by_name.get(name)
+        if keys is None or (self._owned is not None and name not in self._owned):
+            keys = self.by_name[name] = set(keys or ())
+            if self._owned is not None:
+                self._owned.add(name)
+        return keys
+
+    def _members_of(self, mod: str) -> list[str]:
+        members = self.modules.get(mod)
+        tag = f"module:{mod}"
+        if members is None or (self._owned is not None and tag not in self._owned):
+            members = self.modules[mod] = list(members or ())
+            if self._owned is not None:
+                self._owned.add(tag)
+        return members
 
     def _names(self, info: FileInfo) -> frozenset[str]:
         return info.tables.name_set()
@@ -69,45 +112,48 @@ class RefIndex:
         self.remove(info.key)
         self.files[info.key] = info
         for mod in module_names(info.path):
-            self.modules.setdefault(mod, []).append(info.key)
+            self._members_of(mod).append(info.key)
         for name in self._names(info):
-            self.by_name.setdefault(name, set()).add(info.key)
+            self._names_of(name).add(info.key)
 
     def imported_modules(self, info: FileInfo) -> frozenset[str]:
         """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
         import c``), kept until the file changes: test discovery asks for all test files."""
-        found = self._imported.get(info.key)
-        if found is None:
-            found = frozenset(m for i in info.refs.imports
-                              for a in (self.absolute(info, i),)
-                              for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
-                              if m)
-            self._imported[info.key] = found
+        cached = self._imported.get(info.key)
+        if cached is not None and cached[0] is info.tables:
+            return cached[1]
+        found = frozenset(m for i in info.refs.imports
+                          for a in (self.absolute(info, i),)
+                          for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
+                          if m)
+        self._imported[info.key] = (info.tables, found)
         return found
 
     def scopes(self, info: FileInfo) -> list[str | None]:
         """Row -> innermost enclosing function, per file, kept until the file changes."""
-        found = self._scopes.get(info.key)
-        if found is None:
-            found = self._scopes[info.key] = _scopes(info)
+        cached = self._scopes.get(info.key)
+        if cached is not None and cached[0] is info.tables:
+            return cached[1]
+        found = _scopes(info)
+        self._scopes[info.key] = (info.tables, found)
         return found
 
     def remove(self, key: str) -> None:
+        self._own()
         self._imported.pop(key, None)
         self._scopes.pop(key, None)
         old = self.files.pop(key, None)
         if old is None:
             return
         for mod in module_names(old.path):
-            members = self.modules.get(mod)
-            if members is not None and key in members:
+            if key in self.modules.get(mod, ()):
+                members = self._members_of(mod)
                 members.remove(key)
                 if not members:
                     del self.modules[mod]
         for name in self._names(old):
-            keys = self.by_name.get(name)
-            if keys is not None:
-                keys.discard(key)
+            if key in self.by_name.get(name, ()):
+                self._names_of(name).discard(key)
 
     # ---- resolution ---------------------------------------------------------------------
     def module_file(self, module: str) -> FileInfo | None:

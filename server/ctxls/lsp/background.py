@@ -27,7 +27,7 @@ import watchfiles
 from lsprotocol import types as t
 
 from ctxls.index import lifeline
-from ctxls.index.scan import FileEntry, Ignores, index_batch
+from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
 from ctxls.lsp.host import CtxServer
 from ctxls.policy import POLICY_PATH
 from ctxls.requests import search
@@ -161,6 +161,13 @@ async def watch(ls: CtxServer) -> None:
         async for changes in watchfiles.awatch(*ws.roots, watch_filter=wanted, debounce=200,
                                                step=50, stop_event=ls.stop_watching):
             for _, path in sorted(changes, key=lambda c: c[1]):
+                found = rel_of(path)
+                if found is not None and os.path.isdir(path):  # a new folder: files made
+                    root, folder = found  # before its watch was set would be missed
+                    for rel, abspath in walk(Path(path)):
+                        if not ignores[root].ignored(f"{folder}/{rel}"):
+                            ws.refresh(Path(abspath).as_uri())
+                    continue
                 ws.refresh(Path(path).as_uri())
             log.info("watched %d changes on disk", len(changes))
             if any(p.endswith(POLICY_PATH) for _, p in changes):

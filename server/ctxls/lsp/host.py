@@ -8,6 +8,7 @@ import functools
 import logging
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import attrs
@@ -31,6 +32,7 @@ from ctxls.workspace import Workspace
 
 P = TypeVar("P")
 log = logging.getLogger("ctxls")
+REQUEST_THREADS = 4
 
 
 @attrs.define
@@ -77,6 +79,13 @@ class CtxProtocol(LanguageServerProtocol):
             log.error("request %s failed", msg_id, exc_info=exc)
             error = JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}")
         self._send_response(msg_id, error=error.to_response_error())
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """pygls forgets a cancelled request and lets it run; this cancels it: the client
+        gets -32800 at once, and the request's work stops at its next check."""
+        future = self._request_futures.get(msg_id)
+        if future is not None and not future.done():
+            future.cancel()
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         if error is not None and error.code == JsonRpcInternalError.CODE:
@@ -132,16 +141,32 @@ class CtxServer(LanguageServer):
         converter.register_structure_hook_factory(attrs.has, camel_case)
         return converter
 
-    def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
-               uri: str | None = None, refs: bool = False) -> Any:
-        """Take a snapshot, answer from it, and let the workspace keep what it read."""
+    def snapshot(self) -> Snapshot:
+        if not self.ready:
+            raise NotInitialized("the server is not initialized: send `initialize` first")
+        return self.ws.snapshot()
+
+    async def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
+                     uri: str | None = None, refs: bool = False) -> Any:
+        """Take a snapshot here, on the event loop, answer from it on a worker thread (so
+        the loop goes on reading messages, edits and cancellations meanwhile), and let the
+        workspace keep what the request read, back on the loop."""
         if not self.ready:
             raise NotInitialized("the server is not initialized: send `initialize` first")
         snap = self.ws.snapshot(path, uri, refs=refs)
+        work = asyncio.get_running_loop().run_in_executor(self.requests, call, snap)
+        work.add_done_callback(lambda _: self.ws.absorb(snap))
         try:
-            return call(snap)
-        finally:
-            self.ws.absorb(snap)
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:  # $/cancelRequest: the work stops at its next check
+            snap.cancel.set()
+            raise
+
+    @functools.cached_property
+    def requests(self) -> ThreadPoolExecutor:
+        """Where requests run: reads stay answered while a long one runs (the GIL is
+        handed between them every few milliseconds)."""
+        return ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="ctxls-request")
 
     def publish_policy(self) -> None:
         """Problems with each root's policy file, as diagnostics on it (an empty list

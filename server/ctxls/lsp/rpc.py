@@ -19,6 +19,7 @@ import sys
 import threading
 from typing import Any
 
+from lsprotocol.types import CANCEL_REQUEST
 from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
@@ -69,8 +70,8 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
             log.warning("dropped a malformed message: %s", wrong)
         return
     method = value.get("method")
-    known = method is None or method in protocol.fm.features or \
-        method in protocol.fm.builtin_features
+    known = method is None or method == CANCEL_REQUEST or method in protocol.fm.features \
+        or method in protocol.fm.builtin_features
     if not known:
         if is_request:
             _error(protocol, request_id, JsonRpcMethodNotFound(f"no method {method!r}"))

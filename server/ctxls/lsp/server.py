@@ -138,7 +138,8 @@ async def ctx_status(ls: CtxServer, raw: Any) -> Any:
         if params.wait and (ls.ws.scanning or ls.scan_task is None):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ls.scan_done.wait(), params.timeout)
-        return ls.answer(lambda snap: status.status(snap, params))  # type: ignore[no-any-return]
+        # on the loop itself: cheap, and answered even while every worker thread is busy
+        return status.status(ls.snapshot(), params)
 
     return await _guard(respond)
 
