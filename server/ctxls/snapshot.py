@@ -80,7 +80,7 @@ class View:
     def lines(self) -> list[str]:
         if self._lines is None:
             lines = split_lines(self.data.decode("utf-8", errors="replace"))
-            if self.clip_at is not None:
+            if self.clip_at is not None and max(map(len, lines), default=0) > self.clip_at:
                 n = self.clip_at
                 self.clipped = {i for i, x in enumerate(lines) if len(x) > n}
                 for i in self.clipped:

@@ -55,6 +55,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
@@ -261,27 +263,58 @@ def _result(plan: _Plan, lines: list[str], marker: str, mode: str, reason: str,
 def excerpt(lines: list[str], keep: list[tuple[int, int]], marker: str, opts: SkeletonOptions,
             mode: str = "fallback", reason: str = "",
             notes: dict[int, str] | None = None, edges: bool = True) -> Rendering:
-    """Only the rows in ``keep``; every gap becomes one marker line. ``edges=False`` drops
-    the markers before the first and after the last row shown (in a window of many small
-    excerpts, the line numbers already say where they are, and the two markers cost about
-    as much as a signature line)."""
+    """Only the rows in ``keep``; every gap becomes one marker line (a one-line gap is
+    shown: its marker would cost as much). ``edges=False`` drops the markers before the
+    first and after the last row shown (in a window of many small excerpts, the line
+    numbers already say where they are, and the two markers cost about as much as a
+    signature line). Work is in proportion to the rows shown, not to the file: a window of
+    a file of a million lines costs what a window of a small one does."""
     n = len(lines)
-    plan = _Plan(n, 2)  # a one-line gap is shown: its marker would cost as much
+    segments: list[tuple[bool, int, int]] = []  # (shown, first, last), in file order
     start = 0
+
+    def gap(first: int, last: int) -> None:
+        last = min(last, n - 1)
+        if last - first + 1 >= 2:
+            segments.append((False, first, last))
+        elif first <= last:
+            segments.append((True, first, last))
+
     for a, b in sorted(keep):
         a, b = max(a, 0), min(b, n - 1)
         if a > start:
-            plan.elide(start, a - 1, "", None)
+            gap(start, a - 1)
+        if b >= max(a, start):
+            segments.append((True, max(a, start), b))
         start = max(start, b + 1)
     if start < n:
-        plan.elide(start, n - 1, "", None)
-    plan.notes.update(notes or {})
-    r = _result(plan, lines, marker, mode, reason, opts)
-    if edges or not r.shown:
-        return r
-    out = r.text.split("\n")[:-1]  # the text ends with a newline
-    out = out[1 if plan.marks[0] != SHOWN else 0 : -1 if plan.marks[-1] != SHOWN else None]
-    return attrs.evolve(r, text="\n".join(out) + "\n")
+        gap(start, n - 1)
+    notes = notes or {}
+    width = len(str(n))
+    blank = " " * width
+    numbers = opts.line_numbers
+    out: list[str] = []
+    shown: list[tuple[int, int]] = []
+    elided: list[Elision] = []
+    for is_shown, first, last in segments:
+        if not is_shown:
+            line = marker.format(count=last - first + 1, names="")
+            out.append(f"{blank} | {line}" if numbers else line)
+            elided.append(Elision(first, last, None, ()))
+            continue
+        if shown and shown[-1][1] == first - 1:
+            shown[-1] = (shown[-1][0], last)
+        else:
+            shown.append((first, last))
+        for row in range(first, last + 1):
+            if row in notes:
+                out.append(f"{blank} | {notes[row]}" if numbers else notes[row])
+            text = lines[row]
+            out.append(f"{row + 1:>{width}} | {text}".rstrip() if numbers else text)
+    if not edges and shown and segments:
+        out = out[1 if not segments[0][0] else 0 : -1 if not segments[-1][0] else None]
+    return Rendering(text="\n".join(out) + "\n", mode=mode, reason=reason,
+                     shown=tuple(shown), elided=tuple(elided))
 
 
 def window(lines: list[str], center: int, marker: str, reason: str, opts: SkeletonOptions,

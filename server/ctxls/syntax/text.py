@@ -7,7 +7,8 @@ from the document's own bytes, never from a hard-coded encoding.
 
 from __future__ import annotations
 
-from itertools import accumulate
+import operator
+from itertools import accumulate, repeat
 from typing import Literal
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
@@ -32,7 +33,9 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.starts = [0, *accumulate(len(part) + 1 for part in data.split(b"\n")[:-1])]
+        # map and accumulate run in C: a file of a million lines is indexed in a blink
+        lengths = map(operator.add, map(len, data.split(b"\n")[:-1]), repeat(1))
+        self.starts: list[int] = [0, *accumulate(lengths)]
 
     def edited(self, start: int, old_end: int, inserted: bytes, data: bytes) -> LineIndex:
         """The index of ``data``, which is this text with [start, old_end) replaced."""
