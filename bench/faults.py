@@ -193,6 +193,8 @@ async def memory(ctx: CtxClient, root: Path, n: int) -> None:
         ][i % 8]
         with contextlib.suppress(RpcError):
             await ctx.request(method, params)
+        if i + 1 in (100, 1000):
+            print(f"   RSS after {i + 1:,} requests: {rss_mib(ctx.proc.pid):.0f} MiB")
     after = rss_mib(ctx.proc.pid)
     print(f"4. RSS after the scan {base:.0f} MiB, after {n:,} mixed requests "
           f"({time.perf_counter() - began:.0f} s) {after:.0f} MiB: {after / base:.2f}x "
@@ -226,6 +228,8 @@ async def main() -> None:
     ap.add_argument("--root", type=Path, default=EXAMPLE)
     ap.add_argument("--requests", type=int, default=10_000)
     ap.add_argument("--edits", type=int, default=1_000)
+    ap.add_argument("--only", type=int, nargs="*", default=[1, 2, 3, 4, 5],
+                    help="which sections to run (2 and 3 run together)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ctxls-faults-"))
     root = work / "ws"
@@ -235,14 +239,19 @@ async def main() -> None:
         "baseUrl": f"http://127.0.0.1:{endpoint.server_address[1]}/v1", "model": "m",
         "timeoutS": 5}}
     try:
-        async with await CtxClient.start(root, options=options, wait_for_index=True,
-                                         timeout=120) as ctx:
-            await storm(ctx, root, args.edits)
-            await under_load(ctx, endpoint.server_address[1])
-        async with await CtxClient.start(root, options={"persist": False},
-                                         wait_for_index=True, timeout=120) as ctx:
-            await memory(ctx, root, args.requests)
-        await huge(root)
+        if {1, 2, 3} & set(args.only):
+            async with await CtxClient.start(root, options=options, wait_for_index=True,
+                                             timeout=120) as ctx:
+                if 1 in args.only:
+                    await storm(ctx, root, args.edits)
+                if {2, 3} & set(args.only):
+                    await under_load(ctx, endpoint.server_address[1])
+        if 4 in args.only:
+            async with await CtxClient.start(root, options={"persist": False},
+                                             wait_for_index=True, timeout=120) as ctx:
+                await memory(ctx, root, args.requests)
+        if 5 in args.only:
+            await huge(root)
     finally:
         endpoint.shutdown()
         shutil.rmtree(work, ignore_errors=True)
