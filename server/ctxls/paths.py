@@ -34,6 +34,7 @@ def file_path(uri: str) -> Path:
 
 
 MAX_PATH = 4096  # bytes, as Linux's PATH_MAX
+MAX_NAME = 255  # bytes in one name, as NAME_MAX
 
 
 def locate(roots: list[Path], path: str | None = None, uri: str | None = None) -> Located:
@@ -49,6 +50,8 @@ def locate(roots: list[Path], path: str | None = None, uri: str | None = None) -
         raise InvalidParams("the path holds a NUL byte")
     if len(text.encode("utf-8", errors="surrogatepass")) > MAX_PATH:
         raise InvalidParams(f"the path is longer than {MAX_PATH} bytes")
+    if any(len(part.encode("utf-8", errors="surrogatepass")) > MAX_NAME for part in raw.parts):
+        raise InvalidParams(f"a name in the path is longer than {MAX_NAME} bytes")
     candidates = [raw] if raw.is_absolute() else [root / raw for root in roots]
     resolved = [_resolve(c, path or uri) for c in candidates]
     for target in sorted(resolved, key=_missing):

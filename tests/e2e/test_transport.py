@@ -27,6 +27,13 @@ class Peer:
         self.proc = proc
         self.framer = Framer()
         self.inbox: list[dict[str, Any]] = []
+        self.stderr = bytearray()  # drained all along, as an editor does: a full pipe blocks
+        self.drain = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        while data := await self.proc.stderr.read(1 << 16):
+            self.stderr += data
 
     def send(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -150,7 +157,7 @@ async def test_user_errors_are_one_line_on_stderr_and_no_popup(peer: Peer) -> No
     peer.frame({"jsonrpc": "2.0", "id": 21, "method": "shutdown"})
     await peer.reply(21)
     peer.frame({"jsonrpc": "2.0", "method": "exit"})
-    assert peer.proc.stderr is not None
-    err = (await asyncio.wait_for(peer.proc.stderr.read(), 20)).decode()
-    assert "Traceback" not in err and "nope" not in err  # nothing logged at warning
     assert await asyncio.wait_for(peer.proc.wait(), 20) == 0
+    await asyncio.wait_for(peer.drain, 20)
+    err = peer.stderr.decode()
+    assert "Traceback" not in err and "nope" not in err  # nothing logged at warning

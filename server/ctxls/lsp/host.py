@@ -35,6 +35,17 @@ log = logging.getLogger("ctxls")
 REQUEST_THREADS = 4
 
 
+class _NoUserErrors(logging.Filter):
+    """pygls logs a traceback for every message whose params do not fit: a user's error,
+    answered with -32602, is no fault to print (and a peer could fill stderr with them)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_NoUserErrors())
+
+
 @attrs.define
 class CtxRequestMessage:
     """Any ``ctx/*`` request: params stay raw so a bad one gets an error, not silence."""
@@ -110,13 +121,9 @@ class CtxServer(LanguageServer):
 
     def params(self, raw: Any, cls: type[P]) -> P:
         """Params of a ``ctx/*`` request, strictly: JSON types as declared (a list is not a
-        path, "5" is not a number), and no lone surrogate in any string."""
+        path, "5" is not a number). (``rpc.dispatch`` has refused lone surrogates.)"""
         if raw is not None and not isinstance(raw, dict):
             raise JsonRpcInvalidParams(f"params of {cls.__name__} must be an object")
-        where = _surrogate(raw, "$")
-        if where is not None:
-            raise JsonRpcInvalidParams(f"invalid params for {cls.__name__}: {where} holds a "
-                                       "lone surrogate; send valid Unicode")
         try:
             return self.strict.structure(raw or {}, cls)
         except Exception as exc:
@@ -205,23 +212,3 @@ def _exactly(kind: type, ok: Callable[[Any], bool]) -> Callable[[Any, Any], Any]
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
-
-
-def _surrogate(value: Any, at: str) -> str | None:
-    """Where in a JSON value a string holds a lone surrogate (JSON allows \\ud800)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return at
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            found = _surrogate(k, at) or _surrogate(v, f"{at}.{k}")
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            found = _surrogate(v, f"{at}[{i}]")
-            if found:
-                return found
-    return None

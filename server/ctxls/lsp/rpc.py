@@ -3,9 +3,10 @@
 A frame that cannot be read is answered with -32700 (id null). A message that is not a
 JSON-RPC 2.0 request, notification or response (not an object, ``jsonrpc`` not "2.0", an
 id that is neither an integer nor a string, a method that is not a string) is answered
-with -32600 when it has an id (the id itself when it is a valid one, null otherwise) or is
-no object at all.
-Params that do not fit the method's type are answered with -32602. Only then does pygls
+with -32600 when it has an id (the id itself when it is a valid one, null otherwise), no
+method (it is no notification), or is no object at all.
+Params that do not fit the method's type, or hold a lone surrogate (JSON allows
+``\ud800``; no path, name or text can be made of it), are answered with -32602. Only then does pygls
 dispatch the message. Notifications that are malformed are logged in one line and dropped:
 there is nothing to answer them with.
 """
@@ -63,7 +64,7 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
     request_id = value.get("id") if isinstance(value, dict) else None
     is_request = isinstance(value, dict) and "method" in value and "id" in value
     if wrong is not None:
-        if not isinstance(value, dict) or "id" in value:  # (no object: no telling)
+        if not isinstance(value, dict) or "id" in value or "method" not in value:
             _error(protocol, request_id if _valid_id(request_id) else None,
                    JsonRpcInvalidRequest(wrong))
         else:
@@ -78,6 +79,11 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
         elif not method.startswith("$/"):  # `$/` notifications may be ignored
             log.info("ignored the notification %s", method)
         return
+    where = surrogate(value.get("params"), "$") if is_request else None
+    if where is not None:
+        _error(protocol, request_id, JsonRpcInvalidParams(
+            f"invalid params for {method}: {where} holds a lone surrogate; send valid Unicode"))
+        return
     try:
         message = protocol.structure_message(value)
     except JsonRpcException as exc:
@@ -91,7 +97,31 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
     protocol.handle_message(message)
 
 
+def surrogate(value: Any, at: str) -> str | None:
+    """Where in a JSON value a string holds a lone surrogate, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return at
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found = surrogate(k, at) or surrogate(v, f"{at}.{k}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = surrogate(v, f"{at}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _error(protocol: JsonRPCProtocol, request_id: Any, exc: JsonRpcException) -> None:
+    if request_id is None:  # pygls's converter would drop `"id": null`, which is required
+        protocol._send_data({"jsonrpc": "2.0", "id": None,
+                             "error": {"code": exc.code, "message": exc.message}})
+        return
     protocol._send_response(request_id, error=exc.to_response_error())
 
 
