@@ -6,7 +6,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -142,30 +141,46 @@ class _Reader:
                 return message
 
 
-def test_serve_over_tcp(workspace: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "ctxls", "serve", "--tcp",
-                             f"127.0.0.1:{port}"], stderr=subprocess.DEVNULL)
+def _listening(proc: subprocess.Popen[bytes]) -> int:
+    """The port the server says it listens on (it is asked for port 0: any free one)."""
+    assert proc.stderr is not None
+    line = proc.stderr.readline().decode()
+    assert line.startswith("ctxls: listening on "), line
+    return int(line.rsplit(":", 1)[1])
+
+
+def _hello(port: int, workspace: Path, msg_id: int = 1) -> tuple[socket.socket, _Reader]:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    sock.sendall(_frame({"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": {
+        "capabilities": {}, "rootUri": workspace.as_uri()}}))
+    return sock, _Reader(sock)
+
+
+def test_serve_over_tcp_one_client_at_a_time(workspace: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "ctxls", "serve", "--tcp", "127.0.0.1:0"],
+                            stderr=subprocess.PIPE)
     try:
-        for _ in range(100):
-            try:
-                sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-                break
-            except OSError:
-                # Polled: the server says nothing when it starts listening, so there is
-                # nothing to wait on without changing it.
-                time.sleep(0.1)
+        port = _listening(proc)
+        sock, reader = _hello(port, workspace)
         with sock:
-            sock.sendall(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "capabilities": {}, "rootUri": workspace.as_uri()}}))
-            reader = _Reader(sock)
             assert "capabilities" in reader.reply(1)["result"]
             sock.sendall(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+            # Twenty more clients, all at once: each is told, and let go, at once.
+            others = [_hello(port, workspace, 100 + n) for n in range(20)]
+            for n, (other, other_reader) in enumerate(others):
+                with other:
+                    got = other_reader.reply(100 + n)
+                    assert got["error"]["code"] == -32007
+                    assert "one client at a time" in got["error"]["message"]
+                    other.settimeout(5)
+                    rest = other.recv(1 << 16)
+                    while rest:  # then the server closes the connection
+                        rest = other.recv(1 << 16)
+            # The first client's session is untouched by them.
             sock.sendall(_frame({"jsonrpc": "2.0", "id": 2, "method": "ctx/readSymbol",
                                  "params": {"path": "auth/tokens.py", "name": "MAX_SCOPES"}}))
             assert reader.reply(2)["result"]["symbol"] == "MAX_SCOPES"
+        assert proc.wait(timeout=20) == 0  # its client gone, the session is over
     finally:
         proc.kill()
         proc.wait()

@@ -14,6 +14,7 @@ there is nothing to answer them with.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -31,7 +32,7 @@ from pygls.exceptions import (
 from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
 
-from ctxls.lsp.framing import MAX_BYTES, Garbled, read_frames
+from ctxls.lsp.framing import MAX_BYTES, Framer, Garbled, Message, read_frames
 
 log = logging.getLogger("ctxls")
 CHUNK = 1 << 16
@@ -144,8 +145,82 @@ async def serve_stdio(protocol: JsonRPCProtocol, max_bytes: int = MAX_BYTES) -> 
 
     threading.Thread(target=pump, name="ctxls-stdin", daemon=True).start()
     async for frame in read_frames(chunks.get, max_bytes):
-        if isinstance(frame, Garbled):
-            log.warning("unreadable frame: %s", frame.reason)
-            _error(protocol, None, JsonRpcParseError(frame.reason))
-        else:
-            dispatch(protocol, frame.value)
+        _handle(protocol, frame)
+
+
+def _handle(protocol: JsonRPCProtocol, frame: Garbled | Message) -> None:
+    if isinstance(frame, Garbled):
+        log.warning("unreadable frame: %s", frame.reason)
+        _error(protocol, None, JsonRpcParseError(frame.reason))
+    else:
+        dispatch(protocol, frame.value)
+
+
+BUSY = -32007  # another client holds the TCP session
+HELLO_WAIT = 5.0  # seconds a refused client has to send the request its refusal answers
+
+
+async def serve_tcp(protocol: JsonRPCProtocol, host: str, port: int,
+                    max_bytes: int = MAX_BYTES) -> None:
+    """Serve one client over TCP, read with the same framer as stdio. The workspace, the
+    open documents and the `initialize` state are one session's, so a second connection
+    while one is served is refused, not let re-initialise the first client's server: it
+    gets a showMessage saying why, an error for its first request, and is closed. When the
+    client disconnects the session is over and the server exits, as on stdio."""
+    over = asyncio.Event()
+    busy = False
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal busy
+        if busy:
+            await _refuse(reader, writer)
+            return
+        busy = True
+        protocol.set_writer(writer)
+        try:
+            async for frame in read_frames(lambda: reader.read(CHUNK), max_bytes):
+                _handle(protocol, frame)
+        except ConnectionError:
+            pass
+        finally:
+            over.set()
+
+    server = await asyncio.start_server(connection, host, port)
+    bound = ", ".join(f"{a[0]}:{a[1]}" for a in (s.getsockname() for s in server.sockets))
+    print(f"ctxls: listening on {bound}", file=sys.stderr, flush=True)  # (port 0: which one)
+    async with server:
+        await over.wait()
+
+
+async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    why = ("ctxls serves one client at a time on this port, and another is connected; "
+           "start another server (`ctxls serve --tcp HOST:PORT`) for this client")
+    log.warning("refused a second TCP client: another is connected")
+
+    def send(message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    send({"jsonrpc": "2.0", "method": "window/showMessage",
+          "params": {"type": 1, "message": why}})
+    framer = Framer(MAX_BYTES)
+    try:
+        deadline = asyncio.get_running_loop().time() + HELLO_WAIT
+        answered = False
+        while not answered:
+            left = deadline - asyncio.get_running_loop().time()
+            data = await asyncio.wait_for(reader.read(CHUNK), max(left, 0.01))
+            if not data:
+                break
+            for frame in framer.feed(data):
+                if isinstance(frame, Message) and isinstance(frame.value, dict) \
+                        and _valid_id(frame.value.get("id")) and "method" in frame.value:
+                    send({"jsonrpc": "2.0", "id": frame.value["id"],
+                          "error": {"code": BUSY, "message": why}})
+                    answered = True
+                    break
+        await writer.drain()
+    except (TimeoutError, ConnectionError):
+        pass
+    finally:
+        writer.close()

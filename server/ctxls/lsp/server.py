@@ -279,10 +279,11 @@ def serve(tcp: str | None = None, log_file: str | None = None,
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     if tcp:
         host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-        return
+        session = rpc.serve_tcp(server.protocol, host or "127.0.0.1", int(port))
+    else:
+        session = rpc.serve_stdio(server.protocol)
     try:
-        asyncio.run(rpc.serve_stdio(server.protocol))
+        asyncio.run(session)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
