@@ -23,6 +23,7 @@ from pygls.exceptions import (
 )
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 import ctxls
 from ctxls.errors import NotInitialized
@@ -90,6 +91,26 @@ class CtxProtocol(LanguageServerProtocol):
             log.error("request %s failed", msg_id, exc_info=exc)
             error = JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}")
         self._send_response(msg_id, error=error.to_response_error())
+
+    # Document sync goes to the workspace's documents only: pygls's copy of each open
+    # document was never read, doubled the memory, and raised KeyError on a change to a
+    # document that was not open.
+    @lsp_method(t.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: t.DidOpenTextDocumentParams) -> Any:
+        yield from self._user(t.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(t.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: t.DidChangeTextDocumentParams) -> Any:
+        yield from self._user(t.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(t.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: t.DidCloseTextDocumentParams) -> Any:
+        yield from self._user(t.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _user(self, method: str, params: Any) -> Any:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            yield handler, (params,), None
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         """pygls forgets a cancelled request and lets it run; this cancels it: the client

@@ -80,10 +80,15 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
         elif not method.startswith("$/"):  # `$/` notifications may be ignored
             log.info("ignored the notification %s", method)
         return
-    where = surrogate(value.get("params"), "$") if is_request else None
+    # (a document's own text may hold one: it is kept, as the bytes it stands for)
+    where = surrogate(value.get("params"), "$", () if is_request else ("text",))
     if where is not None:
-        _error(protocol, request_id, JsonRpcInvalidParams(
-            f"invalid params for {method}: {where} holds a lone surrogate; send valid Unicode"))
+        wrong = f"{where} holds a lone surrogate; send valid Unicode"
+        if is_request:
+            _error(protocol, request_id, JsonRpcInvalidParams(
+                f"invalid params for {method}: {wrong}"))
+        else:
+            log.warning("dropped a malformed %s: %s", method, wrong)
         return
     try:
         message = protocol.structure_message(value)
@@ -98,8 +103,9 @@ def dispatch(protocol: JsonRPCProtocol, value: Any) -> None:
     protocol.handle_message(message)
 
 
-def surrogate(value: Any, at: str) -> str | None:
-    """Where in a JSON value a string holds a lone surrogate, or None."""
+def surrogate(value: Any, at: str, skip: tuple[str, ...] = ()) -> str | None:
+    """Where in a JSON value a string holds a lone surrogate (the values of keys in
+    ``skip`` aside), or None."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -107,12 +113,13 @@ def surrogate(value: Any, at: str) -> str | None:
             return at
     elif isinstance(value, dict):
         for k, v in value.items():
-            found = surrogate(k, at) or surrogate(v, f"{at}.{k}")
+            found = surrogate(k, at) or (None if k in skip else
+                                         surrogate(v, f"{at}.{k}", skip))
             if found:
                 return found
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            found = surrogate(v, f"{at}[{i}]")
+            found = surrogate(v, f"{at}[{i}]", skip)
             if found:
                 return found
     return None
