@@ -65,9 +65,13 @@ def defined_at(root: Path, path: str, name: str) -> tuple[str, int]:
 
 PYTHON = {
     "pkg/__init__.py": "",
-    "pkg/consts.py": '"""Limits."""\n\nTIMEOUT = 30\nMAX_DISCOUNT: float = 0.9\n',
-    "pkg/money.py": ("class Money:\n    def __init__(self, cents: int) -> None:\n"
-                     "        self.cents = cents\n"),
+    "pkg/consts.py": ('"""Limits."""\n\nTIMEOUT = 30\nMAX_DISCOUNT: float = 0.9\n'
+                      "PRIX_CAFÉ = 2\n"),
+    "pkg/money.py": ("class Money:\n    ZERO = 0\n\n"
+                     "    def __init__(self, cents: int) -> None:\n"
+                     "        self.cents = cents\n\n"
+                     "    def is_zero(self) -> bool:\n"
+                     "        return self.cents == Money.ZERO\n"),
     "pkg/shop.py": (
         '"""A shop. MAX_DISCOUNT caps every discount."""\n\n'
         "from pkg import consts\n"
@@ -78,7 +82,7 @@ PYTHON = {
         'CONFIG = {"currency": "EUR"}\n\n\n'
         "def discounted(price: Money, n: int) -> Money:\n"
         "    rate = price.cents * MAX_DISCOUNT\n"
-        "    capped = min(n, LIMIT)\n"
+        "    capped = min(n, LIMIT) + consts.PRIX_CAFÉ\n"
         "    wait = consts.TIMEOUT\n"
         '    label = "no MAX_DISCOUNT here"  # nor LIMIT here\n'
         '    print(rate, capped, wait, label, CONFIG["currency"])\n'
@@ -94,6 +98,8 @@ async def test_python_constant_in_an_expression(vscode: LanguageClient) -> None:
     assert found and found[:2] == defined_at(root, "pkg/consts.py", "MAX_DISCOUNT")
     found = await definition(vscode, SHOP, "min(n, LIMIT)", "LIMIT")  # the file's own
     assert found and found[:2] == defined_at(root, SHOP, "LIMIT")
+    found = await definition(vscode, SHOP, "consts.PRIX_CAFÉ", "PRIX_CAFÉ")  # not ASCII
+    assert found and found[:2] == defined_at(root, "pkg/consts.py", "PRIX_CAFÉ")
 
 
 @pytest.mark.workspace_files(PYTHON)
@@ -115,7 +121,16 @@ async def test_python_module_variable_and_attribute(vscode: LanguageClient) -> N
     found = await definition(vscode, SHOP, "consts.TIMEOUT", "TIMEOUT")
     assert found and found[:2] == defined_at(root, "pkg/consts.py", "TIMEOUT")
     found = await definition(vscode, SHOP, "price.cents *", "cents")  # typed parameter
-    assert found and found[0] == "pkg/money.py" and "self.cents" in found[2]
+    assert found and found[0] == "pkg/money.py" and "self.cents = cents" in found[2]
+
+
+@pytest.mark.workspace_files(PYTHON)
+async def test_python_members_of_self_and_of_a_class(vscode: LanguageClient) -> None:
+    money = "pkg/money.py"
+    found = await definition(vscode, money, "self.cents ==", "cents")
+    assert found and found[0] == money and "self.cents = cents" in found[2]
+    found = await definition(vscode, money, "Money.ZERO", "ZERO")
+    assert found and found[0] == money and found[2].strip() == "ZERO = 0"
 
 
 @pytest.mark.workspace_files(PYTHON)

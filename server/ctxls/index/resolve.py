@@ -28,8 +28,8 @@ from ctxls.syntax.symbols import at_row
 SELF_NAMES = frozenset({"self", "cls"})
 SUPER = frozenset({"super()", "super"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
-WORD = re.compile(rb"(?<![\w$])[A-Za-z_$][\w$]*")  # an identifier, not the tail of 0x1F
-LINK = re.compile(rb"(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:\.|::)\s*\Z")  # `a.` or `a::` before it
+WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
+LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
 
 
 def _implicit_self(info: FileInfo) -> bool:
@@ -300,21 +300,22 @@ def _named(index: RefIndex, info: FileInfo, row: int, col: int,
            line: bytes) -> tuple[FileInfo, Decl] | None:
     """The declaration a name that is not a call means: ``NAME``, ``a.b.NAME``, ``a::NAME``
     (the chain up to the word under the cursor), resolved as a call of it would be."""
-    word = next((m for m in WORD.finditer(line) if m.start() <= col <= m.end()), None)
+    text = line.decode("utf-8", errors="replace")  # characters: identifiers may be é
+    at = len(line[:col].decode("utf-8", errors="replace"))
+    word = next((m for m in WORD.finditer(text) if m.start() <= at <= m.end()), None)
     if word is None:
         return None
     parts, start = [word.group()], word.start()
-    while link := LINK.search(line, 0, start):
+    while link := LINK.search(text, 0, start):
         parts.insert(0, link.group(1))
         start = link.start()
-    before = line[:start].rstrip()
-    if before.endswith((b".", b"::")) and not before.endswith(b"..."):  # `...xs` spreads
+    before = text[:start].rstrip()
+    if before.endswith((".", "::")) and not before.endswith("..."):  # `...xs` spreads
         return None  # an attribute of a call or an index: its type is not known here
-    *prefix, last = (p.decode() for p in parts)
+    *prefix, last = parts
     around = at_row(info.outline, row)
     if prefix:
-        return _member(index, info, Call(row, word.start(), word.end(), last,
-                                         ".".join(prefix)), around)
+        return _member(index, info, Call(row, col, col, last, ".".join(prefix)), around)
     binding = _binding(index, info, last, row)
     scopes = index.scopes(info)
     if binding is not None and 0 <= binding.row < len(scopes) and scopes[binding.row]:
