@@ -28,6 +28,8 @@ from ctxls.syntax.symbols import at_row
 SELF_NAMES = frozenset({"self", "cls"})
 SUPER = frozenset({"super()", "super"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
+WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
+LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
 
 
 def _implicit_self(info: FileInfo) -> bool:
@@ -258,9 +260,13 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
     return None
 
 
-def definition(index: RefIndex, info: FileInfo, row: int, col: int
-               ) -> tuple[FileInfo, Decl] | None:
-    """The declaration the name at (row, byte column) of a file refers to, if it resolves."""
+def definition(index: RefIndex, info: FileInfo, row: int, col: int,
+               line: bytes | None = None) -> tuple[FileInfo, Decl] | None:
+    """The declaration the name at (row, byte column) of a file refers to, if it resolves.
+
+    Calls, imports and declarations are in the reference tables; any other name (a
+    constant in an expression, a type in an annotation, ``mod.CONST``) is read from
+    ``line``, the row's text, when the caller has checked it is code, not a string."""
     for d in info.outline.decls:
         s = d.name_span
         if s.start_row == row and s.start_col <= col <= s.end_col:
@@ -270,15 +276,56 @@ def definition(index: RefIndex, info: FileInfo, row: int, col: int
     if call is None:
         imp = next((i for i in info.refs.imports if i.row == row and i.name and i.name != "*"),
                    None)
-        return index.imported(info, imp) if imp is not None else None
+        if imp is not None:
+            return index.imported(info, imp)
+        return _named(index, info, row, col, line) if line is not None else None
     around = at_row(info.outline, call.row)
     if call.obj is None:
         return _bare(index, info, call.name)
+    return _member(index, info, call, around)
+
+
+def _member(index: RefIndex, info: FileInfo, call: Call,
+            around: Decl | None) -> tuple[FileInfo, Decl] | None:
+    """What ``obj.name`` means: a member of the receiver's class, or a module attribute."""
+    assert call.obj is not None
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
         return _method(index, cls[0], cls[1], call.name)
     module = index.module_of(info, call.obj)
     return index.export(module, call.name) if module is not None else None
+
+
+def _named(index: RefIndex, info: FileInfo, row: int, col: int,
+           line: bytes) -> tuple[FileInfo, Decl] | None:
+    """The declaration a name that is not a call means: ``NAME``, ``a.b.NAME``, ``a::NAME``
+    (the chain up to the word under the cursor), resolved as a call of it would be."""
+    text = line.decode("utf-8", errors="replace")  # characters: identifiers may be é
+    at = len(line[:col].decode("utf-8", errors="replace"))
+    word = next((m for m in WORD.finditer(text) if m.start() <= at <= m.end()), None)
+    if word is None:
+        return None
+    parts, start = [word.group()], word.start()
+    while link := LINK.search(text, 0, start):
+        parts.insert(0, link.group(1))
+        start = link.start()
+    before = text[:start].rstrip()
+    if before.endswith((".", "::")) and not before.endswith("..."):  # `...xs` spreads
+        return None  # an attribute of a call or an index: its type is not known here
+    *prefix, last = parts
+    around = at_row(info.outline, row)
+    if prefix:
+        return _member(index, info, Call(row, col, col, last, ".".join(prefix)), around)
+    binding = _binding(index, info, last, row)
+    scopes = index.scopes(info)
+    if binding is not None and 0 <= binding.row < len(scopes) and scopes[binding.row]:
+        return None  # a local variable, even where a module-level name is spelled the same
+    if _implicit_self(info):  # Java: `limit` in a method may be this.limit
+        cls = _enclosing_class(info, around)
+        found = _method(index, info, cls, last) if cls is not None else None
+        if found is not None:
+            return found
+    return _bare(index, info, last) or index.class_named(info, last, around)
 
 
 class TestHit(NamedTuple):

@@ -141,12 +141,31 @@ def definition_at(snap: Snapshot, uri: str, position: Position) -> Location | No
         return None
     row, col = v.index.from_lsp(position.line, position.character, snap.encoding)
     found = definition(snap.refs, info, row, col)
+    if found is None and _in_code(v, row, col):  # a name the tables do not record
+        found = definition(snap.refs, info, row, col, v.index.line(row))
     if found is None:
         return None
     target = snap.view_at(found[0].key)
     s = found[1].name_span
     return Location(target.loc.uri, Range(target.position(s.start_row, s.start_col),
                                           target.position(s.end_row, s.end_col)))
+
+
+def _in_code(v: View, row: int, col: int) -> bool:
+    """Whether (row, col) is outside strings and comments: a word there names nothing.
+    Grammars call their string nodes ``string``, ``string_content``, ``string_literal``,
+    ``string_fragment``...; an interpolation inside one is code again."""
+    if v.lang is None or v.outline is None:
+        return False
+    node = v.lang.parser().parse(v.data).root_node.descendant_for_point_range((row, col),
+                                                                              (row, col))
+    if node is None or "string" in node.type:
+        return False
+    while node is not None:
+        if node.type in v.lang.comment_nodes:
+            return False
+        node = node.parent
+    return True
 
 
 def references_at(snap: Snapshot, uri: str, position: Position,
