@@ -24,3 +24,14 @@
 (assignment_expression
   left: (member_expression object: (this) @bind.self property: (property_identifier) @bind.name)
   right: (new_expression constructor: (_) @bind.type))
+
+; Re-exports (a barrel's `export * from './x'`, `export {a as b} from './x'`) are read as
+; imports, so a name imported from the barrel follows them to its declaration. (They bind no
+; local name in the barrel itself; a call of that name there is not valid code anyway.)
+(export_statement "*" @import.star source: (string (string_fragment) @import.from))
+(export_statement
+  (export_clause (export_specifier name: (identifier) @import.name alias: (identifier) @import.alias))
+  source: (string (string_fragment) @import.from))
+(export_statement
+  (export_clause (export_specifier name: (identifier) @import.name !alias))
+  source: (string (string_fragment) @import.from))

@@ -12,3 +12,12 @@
                method: (identifier) @_new (#eq? @_new "new"))) @bind.member
 
 (class name: (constant) @class.name superclass: (superclass (_) @class.base))
+; `include M` in a class or module body: M's methods are the includer's, so it is a base.
+(class name: (constant) @class.name
+  body: (body_statement (call !receiver method: (identifier) @_include
+                              arguments: (argument_list (_) @class.base))
+                        (#eq? @_include "include")))
+(module name: (constant) @class.name
+  body: (body_statement (call !receiver method: (identifier) @_include
+                              arguments: (argument_list (_) @class.base))
+                        (#eq? @_include "include")))

@@ -23,7 +23,7 @@ from ctxls.context.limits import (
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError
 from ctxls.index.resolve import FileInfo, Reference, TestHit, references, tests_for
-from ctxls.requests.refs import is_test, mentions
+from ctxls.requests.refs import is_test, mentions, unresolved_note
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
@@ -89,7 +89,10 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
         if cd is not None and cd.kind in ("function", "method", "class"):
             second += len(references(snap.refs, r.key, cd)[0])
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
-    out.complete = snap.indexed and unindexed == 0 and info is not None
+    # the same rule as ctx/references: a use not resolved either way leaves it open
+    out.complete = snap.indexed and unindexed == 0 and info is not None and not candidates
+    if info is not None and candidates:
+        out.notes.append(unresolved_note(decl.name, candidates))
     spec = languages.spec_for(v.loc.path)
     injected = [n.split(".")[0] for n in spec.tests.injected] if spec else []
     setup = f" and {'/'.join(injected)} files" if injected else ""

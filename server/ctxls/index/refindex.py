@@ -214,7 +214,10 @@ class RefIndex:
             if imp.name != "*":  # from pkg import mod [as x]
                 return self.module_file(
                     ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
-        return None
+        # No import binds it: a path the language resolves without one (Rust's crate::a)
+        root = info.key[: len(info.key) - len(info.path)]
+        target = _system(info.path).path_module(expr, info.path, root)
+        return self.module_file(target) if target is not None else None
 
     def class_named(self, info: FileInfo, expr: str,
                     around: Decl | None = None) -> tuple[FileInfo, Decl] | None:
@@ -249,6 +252,16 @@ class RefIndex:
         if _system(info.path).global_classes:  # any file may define it
             return self.global_class(expr)
         return None
+
+    def may_be_workspace_class(self, info: FileInfo, expr: str) -> bool:
+        """Whether a class name that ``class_named`` did not resolve may still be a class of
+        the workspace: not where class names are global and no workspace file declares it."""
+        if not _system(info.path).global_classes:
+            return True
+        name = re.split(r"\.|::", expr)[-1]
+        return any(d.name == name and d.kind in ("class", "module")
+                   for f in self.files.values() if _system(f.path).global_classes
+                   for d in f.outline.decls)
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes

@@ -105,7 +105,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
                             _text(caps["returns.type"][0])))
         elif "class.name" in caps:
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
-                _text(n) for n in caps.get("class.base", []))
+                _text(n).replace("::", ".") for n in caps.get("class.base", []))  # Ruby `A::B`
     bindings.sort()
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
                 tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns))

@@ -30,6 +30,13 @@ SUPER = frozenset({"super()", "super"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
+# What a candidate's resolution stopped at, in the words of the `incomplete:` note.
+UNKNOWN_RECEIVER = "receiver of unknown type"
+NOT_IN_CLASS = "not found in the receiver's class"
+NOT_IN_MODULE = "not found in the module it names"
+IMPORT = "import not followed"
+INHERITED = "may be inherited from an unresolved base"
+SELF_PATH = "a self:: path or a method on self"
 
 
 def _implicit_self(info: FileInfo) -> bool:
@@ -48,6 +55,7 @@ class Reference(NamedTuple):
     call: Call
     enclosing: str | None
     why: str  # how it was resolved, or why it is only a candidate
+    unresolved: str = ""  # a candidate's reason, one of the few above
 
 
 def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], list[Reference]]:
@@ -58,11 +66,12 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = decl.parents[-1] if decl.parents else None
-    for other_key in sorted(index.by_name.get(decl.name, set())):
+    names = _aliases(index, decl.name)
+    for other_key in sorted(set().union(*(index.by_name.get(n, set()) for n in names))):
         info = index.files.get(other_key)
         if info is None:
             continue
-        local_names = {decl.name} | {i.local for i in info.refs.imports if i.name == decl.name}
+        local_names = names | {i.local for i in info.refs.imports if i.name in names}
         for call in info.refs.calls:
             if call.name not in local_names:
                 continue
@@ -72,16 +81,33 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
             around = at_row(info.outline, call.row)
             enclosing = around.qualname if around is not None else None
             verdict = _judge(index, info, call, around, home, decl, owner)
-            if verdict is None:
-                continue
-            ref = Reference(other_key, info.path, call, enclosing, verdict[1])
+            if verdict is None or (not verdict[0] and call.name not in (
+                    decl.name, *(i.local for i in info.refs.imports if i.name == decl.name))):
+                continue  # another name's unproven uses are that name's, not this one's
+            ref = Reference(other_key, info.path, call, enclosing, verdict[1], verdict[2])
             (resolved if verdict[0] else candidates).append(ref)
     return resolved, candidates
 
 
+def _aliases(index: RefIndex, name: str) -> set[str]:
+    """``name`` and the names re-exports give it (``export {a as b} from``, ``from m import
+    a as b``), since a module that imports the new name finds it through them."""
+    names, todo = {name}, [name]
+    while todo and len(names) <= MAX_HOPS:
+        current = todo.pop()
+        for key in index.by_name.get(current, ()):
+            info = index.files.get(key)
+            for imp in info.refs.imports if info is not None else ():
+                if imp.name == current and imp.local not in names:
+                    names.add(imp.local)
+                    todo.append(imp.local)
+    return names
+
+
 def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home: FileInfo,
-           decl: Decl, owner: str | None) -> tuple[bool, str] | None:
-    """(resolved?, why) for one call with the right name, or None when it is not one."""
+           decl: Decl, owner: str | None) -> tuple[bool, str, str] | None:
+    """(resolved?, why, what stopped a candidate) for one call with the right name, or None
+    when it is proven not one: another declaration, a builtin, outside the workspace."""
     target = (home.key, decl.qualname)
 
     def means(found: tuple[FileInfo, Decl] | None) -> bool:
@@ -89,37 +115,58 @@ def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, hom
 
     if call.obj is None:
         if owner is not None and _implicit_self(info):  # Java: helper() is this.helper()
-            klass = _enclosing_class(info, around)
+            klass = _enclosing_class(info, around, ("module",))  # Ruby: a mixin's own calls
             if klass is None:
                 return None
-            return (True, f"{call.name}() in {klass.qualname}") if means(
-                _method(index, info, klass, call.name)) else None
-        if owner is not None or not means(_bare(index, info, call.name)):
-            return None  # a method, another declaration of the name, or a builtin
-        return True, "imported name" if info.key != home.key else "name in its own module"
+            found = _method(index, info, klass, call.name)
+            if found is not None:
+                return (True, f"{call.name}() in {klass.qualname}", "") if means(found) else None
+            base = _open_base(index, info, klass)
+            if base is None:
+                return None  # the class and every base are known, and none declares it
+            return (False, f"{call.name}() in {klass.qualname}, which {base} may supply",
+                    INHERITED)
+        if owner is not None:
+            return None  # a bare name is no method here
+        found = _bare(index, info, call.name)
+        if found is None:  # a builtin or undeclared, unless a workspace module was asked
+            source = _workspace_import(index, info, call.name)
+            return None if source is None else (
+                False, f"imported from {source}, where {call.name} was not found", IMPORT)
+        if not means(found):
+            return None  # another declaration of the name
+        return True, "imported name" if info.key != home.key else "name in its own module", ""
     head = call.obj.split(".")[0]
     if owner is None and head in _self_names(info):
-        return None  # self.f() cannot reach a module-level function
+        # self.f() cannot reach a module-level function, but Rust's self::f() can, and the
+        # tables write both `self.f`: a candidate only when the path would name this one
+        module = index.module_of(info, call.obj)
+        if module is None or not means(index.export(module, call.name)):
+            return None
+        return False, f"`{call.obj}.{call.name}` may be a module path or a method", SELF_PATH
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
         if owner is None:
             return None
         found = _method(index, cls[0], cls[1], call.name)
         if found is None:  # defined in a base we could not resolve: not proven either way
-            return False, f"`{call.obj}` is a {cls[1].qualname}; {call.name} not found in it"
-        return (True, f"{call.obj}: {cls[1].qualname}") if means(found) else None
+            return (False, f"`{call.obj}` is a {cls[1].qualname}; {call.name} not found in it",
+                    NOT_IN_CLASS)
+        return (True, f"{call.obj}: {cls[1].qualname}", "") if means(found) else None
     module = index.module_of(info, call.obj)
     if module is not None:
         found = index.export(module, call.name)
+        if found is None:  # a re-export or a definition the tables do not follow
+            return (False, f"`{call.obj}` is {module.path}; {call.name} not found in it",
+                    NOT_IN_MODULE)
         if not means(found):
             return None
-        assert found is not None
         own = {m.key for m in index.package(module)}
         return True, (f"module attribute {call.obj}.{call.name}"
-                      + ("" if found[0].key in own else " (re-exported)"))
+                      + ("" if found[0].key in own else " (re-exported)")), ""
     if _external(index, info, head):
         return None  # an attribute of a module outside the workspace
-    return False, f"`{call.obj}` has no known type"
+    return False, f"`{call.obj}` has no known type", UNKNOWN_RECEIVER
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
@@ -209,6 +256,32 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     return False
 
 
+def _workspace_import(index: RefIndex, info: FileInfo, name: str) -> str | None:
+    """The module, as written, from which the file imports ``name``, when the workspace has
+    that module (so a name not found there is not proven absent)."""
+    for imp in info.refs.imports:
+        if imp.local == name and imp.name and imp.name != "*":
+            return imp.module if index.module_file(index.absolute(info, imp)) else None
+    return None
+
+
+def _open_base(index: RefIndex, info: FileInfo, cls: Decl, hops: int = 0) -> str | None:
+    """A base (or mixin) of the class or of its bases that resolves to no workspace class
+    and is not proven to come from outside the workspace: it may supply any method."""
+    for row, bases in info.refs.bases:
+        if row != cls.name_span.start_row:
+            continue
+        for base in bases:
+            found = index.class_named(info, base, cls)
+            if found is None:
+                if not _external(index, info, re.split(r"\.|::", base)[0]) and \
+                        index.may_be_workspace_class(info, base):
+                    return base
+            elif hops < MAX_HOPS and (deeper := _open_base(index, *found, hops + 1)):
+                return deeper
+    return None
+
+
 def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | None:
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
@@ -237,11 +310,12 @@ def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] |
     return index.export(info, name)
 
 
-def _enclosing_class(info: FileInfo, around: Decl | None) -> Decl | None:
+def _enclosing_class(info: FileInfo, around: Decl | None,
+                     also: tuple[str, ...] = ()) -> Decl | None:
     if around is None:
         return None
     names = {d.qualname: d for d in info.outline.decls
-             if d.kind in CLASS_KINDS or d.kind in ("impl", "trait")}
+             if d.kind in CLASS_KINDS or d.kind in ("impl", "trait", *also)}
     for parent in reversed((*around.parents, around.qualname)):
         if parent in names:
             return names[parent]

@@ -86,7 +86,7 @@ def references(snap: Snapshot, params: p.ReferencesParams,
 
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
     home = snap.view_at(key)
-    complete, notes = _completeness(snap, v, info is not None, unindexed)
+    complete, notes = _completeness(snap, v, info is not None, unindexed, decl.name, candidates)
     return p.ReferencesResult(
         symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
         references=[site(r) for r in resolved[:cap]],
@@ -109,7 +109,9 @@ def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
     else:
         hits = tests_for(snap.refs, info.key, decl, is_test)
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
-    complete, notes = _completeness(snap, v, info is not None, unindexed)
+    # a use not resolved may be a caller that tests reach
+    unproven = find_references(snap.refs, info.key, decl)[1] if info is not None else []
+    complete, notes = _completeness(snap, v, info is not None, unindexed, decl.name, unproven)
     return p.TestsResult(
         symbol=decl.qualname, path=v.loc.path,
         tests=[p.TestItem(Path(h.key).as_uri(), h.path, h.symbol, h.evidence) for h in hits],
@@ -212,8 +214,8 @@ def mentions(snap: Snapshot, home: View, decl: Decl, limit: int = 1000) -> list[
     return out
 
 
-def _completeness(snap: Snapshot, v: View, has_table: bool,
-                  unindexed: int) -> tuple[bool, list[str]]:
+def _completeness(snap: Snapshot, v: View, has_table: bool, unindexed: int, name: str,
+                  candidates: list[Reference]) -> tuple[bool, list[str]]:
     """Whether an answer found every use there is, and if not, why not."""
     lang = v.lang.name if v.lang else "this file"
     notes = snap.scan_notes()
@@ -221,7 +223,21 @@ def _completeness(snap: Snapshot, v: View, has_table: bool,
         notes.append(f"incomplete: {unindexed} {lang} files could not be indexed")
     if not has_table:
         notes.append(f"incomplete: {lang} has no reference table; these are text matches")
+    elif candidates:
+        notes.append(unresolved_note(name, candidates))
     return not notes, notes
+
+
+def unresolved_note(name: str, candidates: list[Reference]) -> str:
+    """``incomplete: 3 uses of refresh could not be resolved (receiver of unknown type: 2;
+    import not followed: 1)``: a use neither proven this declaration nor another one."""
+    counts: dict[str, int] = {}
+    for ref in candidates:
+        counts[ref.unresolved or "unresolved"] = counts.get(ref.unresolved or "unresolved", 0) + 1
+    n = len(candidates)
+    return (f"incomplete: {n} {'use' if n == 1 else 'uses'} of {name} could not be resolved ("
+            + "; ".join(f"{why}: {k}" for why, k in sorted(counts.items(), key=lambda x: -x[1]))
+            + "); see candidates")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -59,6 +59,11 @@ class ModuleSystem:
         base = local if local == module.split(".")[0] else module
         return ".".join(p for p in (base, rest) if p)
 
+    def path_module(self, expr: str, path: str, root: str) -> str | None:
+        """The absolute module a dotted expression names in the file at ``path`` when no
+        import binds its head (Rust's ``crate.a``), or None: the head is a value."""
+        return None
+
 
 def src_layout(mod: str) -> list[str]:
     """A dotted module under a ``src/`` folder also answers to the name below it."""

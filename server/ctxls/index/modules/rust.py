@@ -6,6 +6,7 @@ from __future__ import annotations
 from ctxls.index.modules import ModuleSystem, register
 
 ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
+PATH_HEADS = ("crate", "self", "super")  # paths that name this crate's modules without `use`
 
 
 @register("rust")
@@ -31,3 +32,8 @@ class RustCrates(ModuleSystem):
                 parts = parts[1:]
             return ".".join([*base, *parts])
         return module  # crate.… as is; another crate does not resolve
+
+    def path_module(self, expr: str, path: str, root: str) -> str | None:
+        """``crate::a::f()``, ``super::f()``, ``self::a::f()``: files are modules, so the
+        path names one (a ``mod`` block inside a file is not followed)."""
+        return self.absolute(expr, 0, path, root) if expr.split(".")[0] in PATH_HEADS else None
