@@ -161,3 +161,31 @@ async def test_user_errors_are_one_line_on_stderr_and_no_popup(peer: Peer) -> No
     await asyncio.wait_for(peer.drain, 20)
     err = peer.stderr.decode()
     assert "Traceback" not in err and "nope" not in err  # nothing logged at warning
+
+
+async def test_a_log_file_at_info_gets_user_errors_as_one_line(tmp_path: Path) -> None:
+    root, log = tmp_path / "ws", tmp_path / "ctxls.log"
+    shutil.copytree(EXAMPLE, root)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ctxls", "serve", "--log-file", str(log), "--log-level", "info",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    p = Peer(proc)
+    try:
+        await p.ask(0, "initialize", {"processId": os.getpid(), "rootUri": root.as_uri(),
+                                     "capabilities": {},
+                                     "initializationOptions": {"persist": False}})
+        p.frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        got = await p.ask(1, "ctx/readSymbol", {"path": "auth/tokens.py", "name": "nope_x"})
+        assert got["error"]["code"] == -32001
+        await p.ask(2, "shutdown", None)
+        p.frame({"jsonrpc": "2.0", "method": "exit"})
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        await asyncio.wait_for(p.drain, 20)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+    lines = [line for line in log.read_text().splitlines() if "nope_x" in line]
+    assert len(lines) == 1 and " INFO " in lines[0], lines  # one line, at info
+    assert "Traceback" not in log.read_text()
+    assert not p.stderr  # the log went to the file, not to stderr
