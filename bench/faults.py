@@ -13,6 +13,8 @@ Through a real server on a copy of a workspace (default: the bundled example), i
      ctx/readRange (target <= 1 s).
 
 Usage: .venv/bin/python bench/faults.py [--root DIR] [--requests 10000] [--edits 1000]
+         [--doc FILE] [--target FILE:SYMBOL] [--read FILE:SYMBOL] [--hit FILE:SYMBOL]
+(the defaults name the example workspace's files; another root needs all four)
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ from ctxls_client import CtxClient
 from ctxls_client.client import RpcError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "workspace"
-DOC = "auth/tokens.py"
+DOC = "auth/tokens.py"  # the document edited in the storm (--doc)
+# (file, symbol) for the reads, the long construct and its retrieved hit (--target etc.)
+TARGET = ("billing/pricing.py", "compute_line_total")
+READ = ("billing/cache.py", "ShardedLRUCache._evict")
+HIT = ("billing/ui.py", "format_price_label")
 
 
 def trickling_endpoint() -> ThreadingHTTPServer:
@@ -112,7 +118,7 @@ async def storm(ctx: CtxClient, root: Path, edits: int) -> None:
     elapsed = time.perf_counter() - began
     # The same text, fresh from disk in a server of its own
     other = Path(tempfile.mkdtemp(prefix="ctxls-storm-"))
-    (other / "auth").mkdir()
+    (other / DOC).parent.mkdir(parents=True, exist_ok=True)
     (other / DOC).write_text("\n".join(lines))
     async with await CtxClient.start(other, options={"persist": False}) as fresh:
         disk = await fresh.request("ctx/skeleton", {"path": DOC})
@@ -130,13 +136,13 @@ async def storm(ctx: CtxClient, root: Path, edits: int) -> None:
 
 
 async def under_load(ctx: CtxClient, port: int) -> None:
-    reads = [("ctx/skeleton", {"path": "billing/pricing.py"}),
-             ("ctx/readSymbol", {"path": "billing/cache.py", "name": "ShardedLRUCache._evict"}),
-             ("ctx/references", {"path": "billing/pricing.py", "name": "compute_line_total"}),
+    reads = [("ctx/skeleton", {"path": TARGET[0]}),
+             ("ctx/readSymbol", {"path": READ[0], "name": READ[1]}),
+             ("ctx/references", {"path": TARGET[0], "name": TARGET[1]}),
              ("ctx/status", {})]
     quiet = [await timed(ctx, *reads[i % len(reads)]) for i in range(200)]
-    hits = [{"path": "billing/ui.py", "symbol": "format_price_label", "score": 0.4}]
-    long = {"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+    hits = [{"path": HIT[0], "symbol": HIT[1], "score": 0.4}]
+    long = {"path": TARGET[0], "target": {"symbol": TARGET[1]},
             "task": "Show the bulk discount", "retrieved": hits}
     pending = asyncio.ensure_future(ctx.request("ctx/construct", long))
     await asyncio.sleep(0.2)
@@ -224,13 +230,19 @@ async def huge(root: Path) -> None:
 
 
 async def main() -> None:
+    global DOC, TARGET, READ, HIT
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", type=Path, default=EXAMPLE)
     ap.add_argument("--requests", type=int, default=10_000)
     ap.add_argument("--edits", type=int, default=1_000)
     ap.add_argument("--only", type=int, nargs="*", default=[1, 2, 3, 4, 5],
                     help="which sections to run (2 and 3 run together)")
+    for flag, default in (("--target", TARGET), ("--read", READ), ("--hit", HIT)):
+        ap.add_argument(flag, default=":".join(default), metavar="FILE:SYMBOL")
+    ap.add_argument("--doc", default=DOC)
     args = ap.parse_args()
+    DOC = args.doc
+    TARGET, READ, HIT = (tuple(x.split(":", 1)) for x in (args.target, args.read, args.hit))
     work = Path(tempfile.mkdtemp(prefix="ctxls-faults-"))
     root = work / "ws"
     shutil.copytree(args.root, root, ignore=shutil.ignore_patterns(".git"))
