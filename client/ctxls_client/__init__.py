@@ -3,17 +3,25 @@
 from ctxls_client.client import CtxClient, RpcError, SyncClient
 from ctxls_client.tools import (
     READ_SYMBOL_SCHEMA,
+    TOOLS,
     anthropic_tool,
+    anthropic_tools,
     execute_tool_call,
     openai_tool,
+    openai_tools,
+    parse_call,
 )
 
 __all__ = [
     "READ_SYMBOL_SCHEMA",
+    "TOOLS",
     "CtxClient",
     "RpcError",
     "SyncClient",
     "anthropic_tool",
+    "anthropic_tools",
     "execute_tool_call",
     "openai_tool",
+    "openai_tools",
+    "parse_call",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -184,3 +185,67 @@ def test_serve_over_tcp_one_client_at_a_time(workspace: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def _sdk_calls(tool: str, args: dict[str, Any]) -> list[Any]:
+    """One call in every shape an agent loop may hand over: the SDKs' own objects, dicts
+    and JSON strings of both."""
+    from anthropic.types import ToolUseBlock
+    from openai.types.chat import ChatCompletionMessageFunctionToolCall
+
+    openai_dict = {"id": "call_1", "type": "function",
+                   "function": {"name": tool, "arguments": json.dumps(args)}}
+    anthropic_dict = {"type": "tool_use", "id": "t1", "name": tool, "input": args}
+    return [ChatCompletionMessageFunctionToolCall.model_validate(openai_dict),
+            ToolUseBlock.model_validate(anthropic_dict), openai_dict, anthropic_dict,
+            json.dumps(openai_dict), json.dumps(anthropic_dict)]
+
+
+async def test_tool_calls_as_the_sdks_hand_them_over(workspace: Path) -> None:
+    async with await CtxClient.start(workspace) as ctx:
+        for call in _sdk_calls("read_symbol", {"path": "auth/tokens.py", "name": "mint_token"}):
+            text = await execute_tool_call(ctx, call)
+            assert text.startswith("auth/tokens.py :: mint_token (function)"), (call, text)
+        for call in _sdk_calls("read_range", {"path": "auth/tokens.py", "start_line": 2,
+                                              "end_line": "4"}):
+            text = await execute_tool_call(ctx, call)
+            want = (workspace / "auth/tokens.py").read_text().splitlines()[1:4]
+            assert text.startswith("auth/tokens.py lines 2-4"), text
+            shown = [re.sub(r"^ *\d+ \|( |$)", "", line) for line in text.splitlines()[1:]]
+            assert shown == want
+        for call in _sdk_calls("run_tests", {"path": "auth/tokens.py"}):
+            text = await execute_tool_call(ctx, call)
+            assert text == "error: there is no tool `run_tests`; the tools are " \
+                           "read_symbol, read_range"
+        text = await execute_tool_call(ctx, _sdk_calls("read_symbol", {
+            "path": "auth/tokens.py", "name": "mint_token", "context_lines": "two"})[1])
+        assert text == 'error: `context_lines` must be an integer, got "two"'
+        text = await execute_tool_call(ctx, _sdk_calls("read_range", {"path": "a.py"})[0])
+        assert text.startswith("error: read_range takes {path, start_line, end_line}")
+        assert "`start_line` is missing" in text
+
+
+def test_the_sync_client_runs_tool_calls(workspace: Path) -> None:
+    with SyncClient(workspace) as ctx:
+        text = ctx.execute_tool_call(_sdk_calls("read_symbol", {
+            "path": "auth/tokens.py", "name": "DEFAULT_TTL"})[0])
+        assert text.startswith("auth/tokens.py :: DEFAULT_TTL (variable)")
+
+
+async def test_strict_schemas_fit_openai_structured_outputs(workspace: Path) -> None:
+    from ctxls_client import openai_tools
+
+    tools = openai_tools(strict=True)
+    assert [t["function"]["name"] for t in tools] == ["read_symbol", "read_range"]
+    for t in tools:
+        fn = t["function"]
+        params = fn["parameters"]
+        assert fn["strict"] is True and params["additionalProperties"] is False
+        assert params["required"] == list(params["properties"])  # every property required
+        assert not any("default" in p for p in params["properties"].values())
+    lines = tools[0]["function"]["parameters"]["properties"]["context_lines"]
+    assert lines["type"] == ["integer", "null"]  # optional becomes nullable
+    async with await CtxClient.start(workspace) as ctx:  # and null is taken as absent
+        text = await execute_tool_call(ctx, _sdk_calls("read_symbol", {
+            "path": "auth/tokens.py", "name": "mint_token", "context_lines": None})[0])
+        assert text.startswith("auth/tokens.py :: mint_token (function)")
