@@ -10,6 +10,7 @@ from ctxls_client.tools import (
     openai_tool,
     openai_tools,
     parse_call,
+    run_tool_call,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "openai_tool",
     "openai_tools",
     "parse_call",
+    "run_tool_call",
 ]

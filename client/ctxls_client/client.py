@@ -276,12 +276,6 @@ class SyncClient:
 
         return call
 
-    def execute_tool_call(self, call: Any) -> str:
-        """``tools.execute_tool_call``, blocking: the text to hand back to the model."""
-        from ctxls_client.tools import execute_tool_call  # (tools imports this module)
-
-        return self._loop.run_until_complete(execute_tool_call(self._client, call))
-
     def close(self) -> None:
         self._loop.run_until_complete(self._client.close())
         self._loop.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ctxls_client.client import CtxClient, RpcError
+from ctxls_client.client import CtxClient, RpcError, SyncClient
 
 _PATH = {"type": "string",
          "description": "File path relative to the repository root, e.g. auth/tokens.py"}
@@ -174,3 +174,8 @@ async def execute_tool_call(client: CtxClient, call: Any) -> str:
     except ValueError as exc:  # (json.JSONDecodeError is one)
         return f"error: malformed tool call: {exc}"
     return f"{result.path} :: {result.symbol} ({result.kind})\n{result.text}"
+
+
+def run_tool_call(client: SyncClient, call: Any) -> str:
+    """``execute_tool_call`` for a ``SyncClient``: blocking, the text for the model."""
+    return client._loop.run_until_complete(execute_tool_call(client._client, call))

@@ -226,8 +226,10 @@ async def test_tool_calls_as_the_sdks_hand_them_over(workspace: Path) -> None:
 
 
 def test_the_sync_client_runs_tool_calls(workspace: Path) -> None:
+    from ctxls_client import run_tool_call
+
     with SyncClient(workspace) as ctx:
-        text = ctx.execute_tool_call(_sdk_calls("read_symbol", {
+        text = run_tool_call(ctx, _sdk_calls("read_symbol", {
             "path": "auth/tokens.py", "name": "DEFAULT_TTL"})[0])
         assert text.startswith("auth/tokens.py :: DEFAULT_TTL (variable)")
 
