@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from ctxls_client import CtxClient
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -94,3 +97,11 @@ async def vscode(lsp_client: LanguageClient, request: pytest.FixtureRequest):  #
     await start(lsp_client, root, "vscode")
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+async def ctx(workspace: Path) -> AsyncIterator[CtxClient]:
+    """The project's own client on a copy of the example, its scan finished."""
+    client = await CtxClient.start(workspace, options={"persist": False}, wait_for_index=True)
+    yield client
+    await client.close()

@@ -5,26 +5,14 @@ that do not exist, and requests before ``initialize``."""
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from ctxls_client import CtxClient
 from ctxls_client.client import RpcError
-from tests.e2e.conftest import EXAMPLE
 
 TOKENS = "auth/tokens.py"
-
-
-@pytest.fixture
-async def ctx(tmp_path: Path) -> AsyncIterator[CtxClient]:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    client = await CtxClient.start(root, options={"persist": False}, wait_for_index=True)
-    yield client
-    await client.close()
 
 
 async def error_of(ctx: CtxClient, method: str, params: object) -> RpcError:

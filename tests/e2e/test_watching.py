@@ -11,14 +11,10 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import pytest
-
 from ctxls_client import CtxClient
-from tests.e2e.conftest import EXAMPLE
 
 DEADLINE = 5.0  # seconds; the watcher debounces 0.2 s, so a change shows well inside 2 s
 
@@ -30,15 +26,6 @@ async def until(probe: Callable[[], Awaitable[bool]]) -> float:
         assert time.perf_counter() - began < DEADLINE, "the change was not seen"
         await asyncio.sleep(0.05)
     return time.perf_counter() - began
-
-
-@pytest.fixture
-async def ctx(tmp_path: Path) -> AsyncIterator[CtxClient]:
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    client = await CtxClient.start(root, options={"persist": False}, wait_for_index=True)
-    yield client
-    await client.close()
 
 
 async def callers(ctx: CtxClient) -> set[str]:
