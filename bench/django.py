@@ -413,7 +413,7 @@ def profile_phases(root: Path) -> None:
     try:
         for label in ("cold", "warm"):
             print(f"\nprofile: {label} start-up phases in-process (same steps as "
-                  "lsp/background.py scan)")
+                  "engine.py scan)")
             opts = Options()
             if hasattr(opts, "cache_dir"):
                 opts.cache_dir = str(cache)

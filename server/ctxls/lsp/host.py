@@ -3,17 +3,12 @@ is answered from a snapshot of it."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
-import re
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+import uuid
+from typing import Any
 
 import attrs
 import cattrs
-from cattrs.gen import make_dict_structure_fn, override
 from lsprotocol import types as t
 from pygls.exceptions import (
     JsonRpcException,
@@ -26,14 +21,11 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 import ctxls
-from ctxls.errors import NotInitialized
+from ctxls.engine import Engine, Listener
 from ctxls.policy import POLICY_PATH
-from ctxls.snapshot import Snapshot
 from ctxls.workspace import Workspace
 
-P = TypeVar("P")
 log = logging.getLogger("ctxls")
-REQUEST_THREADS = 4
 
 
 class _NoUserErrors(logging.Filter):
@@ -128,73 +120,15 @@ class CtxProtocol(LanguageServerProtocol):
 class CtxServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("ctxls", ctxls.__version__, protocol_cls=CtxProtocol)
-        self.ws = Workspace([])
-        self.scan_done = asyncio.Event()
-        self.scan_task: asyncio.Task[None] | None = None
-        self.search_task: asyncio.Task[None] | None = None  # the search index's build
-        self.ready = False  # `initialize` has named the workspace
-        self.watch_task: asyncio.Task[None] | None = None
-        self.stop_watching = asyncio.Event()
+        self.engine = Engine(_Progress(self))
+
+    @property
+    def ws(self) -> Workspace:
+        return self.engine.ws
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors go to the log, not to the user's screen as a popup."""
         log.warning("%s: %s", getattr(source, "__name__", source), error)
-
-    def params(self, raw: Any, cls: type[P]) -> P:
-        """Params of a ``ctx/*`` request, strictly: JSON types as declared (a list is not a
-        path, "5" is not a number). (``rpc.dispatch`` has refused lone surrogates.)"""
-        if raw is not None and not isinstance(raw, dict):
-            raise JsonRpcInvalidParams(f"params of {cls.__name__} must be an object")
-        try:
-            return self.strict.structure(raw or {}, cls)
-        except Exception as exc:
-            detail = "; ".join(cattrs.transform_error(exc)) if isinstance(
-                exc, cattrs.BaseValidationError) else str(exc)
-            detail = re.sub(r"\.([a-z]+(?:_[a-z0-9]+)+)", lambda m: "." + _camel(m[1]), detail)
-            raise JsonRpcInvalidParams(f"invalid params for {cls.__name__}: {detail}") from exc
-
-    @functools.cached_property
-    def strict(self) -> cattrs.Converter:
-        """camelCase on the wire, as lsprotocol's converter, but no coercion of types (which
-        lsprotocol's, built for messages already typed, does: a list becomes a str)."""
-        converter = cattrs.Converter()
-        for kind, ok in _JSON_TYPES.items():
-            converter.register_structure_hook(kind, _exactly(kind, ok))
-
-        def camel_case(cls: type[Any]) -> Callable[[Any, Any], Any]:
-            renamed: dict[str, Any] = {a.name: override(rename=_camel(a.name))
-                                       for a in attrs.fields(cls)}
-            return make_dict_structure_fn(cls, converter, **renamed)
-
-        converter.register_structure_hook_factory(attrs.has, camel_case)
-        return converter
-
-    def snapshot(self) -> Snapshot:
-        if not self.ready:
-            raise NotInitialized("the server is not initialized: send `initialize` first")
-        return self.ws.snapshot()
-
-    async def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
-                     uri: str | None = None, refs: bool = False) -> Any:
-        """Take a snapshot here, on the event loop, answer from it on a worker thread (so
-        the loop goes on reading messages, edits and cancellations meanwhile), and let the
-        workspace keep what the request read, back on the loop."""
-        if not self.ready:
-            raise NotInitialized("the server is not initialized: send `initialize` first")
-        snap = self.ws.snapshot(path, uri, refs=refs)
-        work = asyncio.get_running_loop().run_in_executor(self.requests, call, snap)
-        work.add_done_callback(lambda _: self.ws.absorb(snap))
-        try:
-            return await asyncio.shield(work)
-        except asyncio.CancelledError:  # $/cancelRequest: the work stops at its next check
-            snap.cancel.set()
-            raise
-
-    @functools.cached_property
-    def requests(self) -> ThreadPoolExecutor:
-        """Where requests run: reads stay answered while a long one runs (the GIL is
-        handed between them every few milliseconds)."""
-        return ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="ctxls-request")
 
     def publish_policy(self) -> None:
         """Problems with each root's policy file, as diagnostics on it (an empty list
@@ -213,23 +147,33 @@ class CtxServer(LanguageServer):
                     for x in policy.problems]))
 
 
-_JSON_TYPES: dict[type, Callable[[Any], bool]] = {
-    str: lambda v: isinstance(v, str),
-    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-    float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    bool: lambda v: isinstance(v, bool),
-}
+class _Progress(Listener):
+    """The scan as work-done progress, for clients that show it; policy problems as
+    diagnostics."""
 
+    def __init__(self, ls: CtxServer) -> None:
+        self.ls = ls
+        self.token: str | None = None
 
-def _exactly(kind: type, ok: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
-    def structure(value: Any, _: Any) -> Any:
-        if not ok(value):
-            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
-        return kind(value)
+    async def scan_started(self, planned: int) -> None:
+        window = self.ls.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return
+        self.token = f"ctxls-scan-{uuid.uuid4()}"
+        await self.ls.work_done_progress.create_async(self.token)
+        self.ls.work_done_progress.begin(self.token, t.WorkDoneProgressBegin(
+            title="ctxls: indexing", message=f"0/{planned} files", percentage=0))
 
-    return structure
+    def scan_progress(self, done: int, planned: int) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.report(self.token, t.WorkDoneProgressReport(
+                message=f"{done}/{planned} files", percentage=int(100 * done / max(1, planned))))
 
+    def scan_finished(self, indexed: int) -> None:
+        if self.token is not None:
+            self.ls.work_done_progress.end(self.token, t.WorkDoneProgressEnd(
+                message=f"{indexed} files indexed"))
+            self.token = None
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+    def policy_changed(self) -> None:
+        self.ls.publish_policy()

@@ -10,7 +10,6 @@ with a code and an actionable message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import traceback
 import uuid
@@ -31,13 +30,14 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import CtxError, InvalidParams
-from ctxls.lsp import background, rpc
+from ctxls.lsp import rpc
 from ctxls.lsp.host import CtxServer
 from ctxls.paths import file_path
 from ctxls.policy import POLICY_PATH
 from ctxls.requests import chunks, read, refs, search, status, symbols
 from ctxls.snapshot import Snapshot
 from ctxls.syntax.text import normalise_encoding
+from ctxls.wire import structure
 from ctxls.workspace import Workspace
 
 log = logging.getLogger("ctxls")
@@ -91,18 +91,10 @@ async def _guard(call: Callable[[], Any]) -> Any:
         raise JsonRpcInternalError(f"internal error: {type(exc).__name__}: {exc}") from exc
 
 
-async def _index_ready(ls: CtxServer) -> bool:
-    """Wait for the initial scan, at most `indexWait` seconds; whether it has finished."""
-    if ls.ws.scanning or ls.scan_task is None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ls.scan_done.wait(), ls.ws.options.index_wait)
-    return ls.scan_done.is_set()
-
-
 async def _answer_indexed(ls: CtxServer, method: str, call: Callable[[], Any]) -> Any:
     """A standard request that depends on the index: it waits for the scan (bounded); LSP
     results have nowhere to say they are partial, so the log says it."""
-    if not await _index_ready(ls):
+    if not await ls.engine.index_ready():
         ls.window_log_message(t.LogMessageParams(t.MessageType.Warning, (
             f"ctxls: {method} answered before the index was complete: "
             f"{len(ls.ws.entries):,} of {ls.ws.planned:,} files indexed")))
@@ -114,14 +106,15 @@ def _register(row: Request) -> None:
         if row.prepare is not None:
             row.prepare(ls.ws, params)
         doc = getattr(params, "text_document", None)
-        return ls.answer(lambda snap: row.answer(snap, params), getattr(params, "path", None),
+        return ls.engine.answer(lambda snap: row.answer(snap, params),
+                                getattr(params, "path", None),
                          doc.uri if doc else None, row.refs)
 
     @server.feature(row.method)
     async def handler(ls: CtxServer, raw: Any) -> Any:
-        params = await _guard(lambda: ls.params(raw, row.params))
+        params = await _guard(lambda: structure(raw, row.params))
         if row.wait is not None and row.wait(params):
-            await _index_ready(ls)
+            await ls.engine.index_ready()
         return await _guard(lambda: respond(ls, params))
 
     handler.__name__ = row.answer.__name__
@@ -134,12 +127,11 @@ for _row in REQUESTS:
 @server.feature(p.STATUS)
 async def ctx_status(ls: CtxServer, raw: Any) -> Any:
     async def respond() -> p.StatusResult:
-        params = ls.params(raw, p.StatusParams)
-        if params.wait and (ls.ws.scanning or ls.scan_task is None):
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(ls.scan_done.wait(), params.timeout)
+        params = structure(raw, p.StatusParams)
+        if params.wait:
+            await ls.engine.index_ready(params.timeout)
         # on the loop itself: cheap, and answered even while every worker thread is busy
-        return status.status(ls.snapshot(), params)
+        return status.status(ls.engine.snapshot(), params)
 
     return await _guard(respond)
 
@@ -162,15 +154,12 @@ def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
                 t.MessageType.Warning, f"ctxls: invalid initializationOptions ({exc}); "
                 "using defaults"))
     encoding = normalise_encoding(str(ls.workspace.position_encoding or "utf-16"))
-    ls.ws = Workspace(roots, options, encoding)
-    ls.ws.scanning = True  # until the scan `initialized` starts has finished: nothing indexed
-    ls.ready = True
+    ls.engine.open(roots, options, encoding)
     log.info("roots=%s encoding=%s", roots, encoding)
 
 
 @server.feature(t.INITIALIZED)
 async def initialized(ls: CtxServer, params: t.InitializedParams) -> None:
-    ls.scan_task = asyncio.create_task(background.scan(ls))
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps else None
     client_watches = False
@@ -183,20 +172,12 @@ async def initialized(ls: CtxServer, params: t.InitializedParams) -> None:
             client_watches = True
         except Exception as exc:  # the client said no: we watch ourselves
             log.warning("file watching not registered: %s", exc)
-    if not client_watches and ls.ws.options.watch_files and ls.ws.roots:
-        ls.watch_task = asyncio.create_task(background.watch(ls))
+    ls.engine.start(watch=not client_watches)
 
 
 @server.feature(t.SHUTDOWN)
 async def shutdown(ls: CtxServer, params: None) -> None:
-    """Let a running scan finish writing the index cache (bounded), then stop; the search
-    index's build just stops."""
-    if ls.search_task is not None:
-        ls.search_task.cancel()
-    ls.stop_watching.set()
-    if ls.scan_task is not None and not ls.scan_task.done():
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(ls.scan_task), 30)
+    await ls.engine.stop()
 
 
 # ---- documents -------------------------------------------------------------------------
@@ -242,21 +223,21 @@ def did_change_watched(ls: CtxServer, params: t.DidChangeWatchedFilesParams) -> 
 @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbol(ls: CtxServer, params: t.DocumentSymbolParams) -> Any:
     uri = params.text_document.uri
-    return await _guard(lambda: ls.answer(
+    return await _guard(lambda: ls.engine.answer(
         lambda snap: symbols.document_symbols(snap, uri), uri=uri))
 
 
 @server.feature(t.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: CtxServer, params: t.DefinitionParams) -> Any:
     uri = params.text_document.uri
-    return await _answer_indexed(ls, "definition", lambda: ls.answer(
+    return await _answer_indexed(ls, "definition", lambda: ls.engine.answer(
         lambda snap: refs.definition_at(snap, uri, params.position), uri=uri, refs=True))
 
 
 @server.feature(t.TEXT_DOCUMENT_REFERENCES)
 async def references(ls: CtxServer, params: t.ReferenceParams) -> Any:
     uri = params.text_document.uri
-    return await _answer_indexed(ls, "references", lambda: ls.answer(
+    return await _answer_indexed(ls, "references", lambda: ls.engine.answer(
         lambda snap: refs.references_at(snap, uri, params.position,
                                         params.context.include_declaration),
         uri=uri, refs=True))
@@ -264,7 +245,7 @@ async def references(ls: CtxServer, params: t.ReferenceParams) -> Any:
 
 @server.feature(t.WORKSPACE_SYMBOL)
 async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> Any:
-    return await _answer_indexed(ls, "workspace/symbol", lambda: ls.answer(
+    return await _answer_indexed(ls, "workspace/symbol", lambda: ls.engine.answer(
         lambda snap: symbols.workspace_symbols(snap, params.query)))
 
 

@@ -1,0 +1,268 @@
+"""The engine every front end serves from: the workspace, its background work, and the
+threads requests are answered on.
+
+The LSP server and the MCP server each hold one. The engine scans the workspace in the
+background (restoring what the persistent index still holds, parsing the rest in worker
+processes, adding each batch between requests), then builds the search index in short slices,
+and watches files on disk for clients that do not. A request takes a snapshot on the event
+loop and is answered from it on a worker thread. What a front end wants to hear of this work
+(progress, policy problems) it hears through a ``Listener``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gc
+import logging
+import multiprocessing
+import multiprocessing.forkserver
+import os
+import time
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import watchfiles
+
+from ctxls.config import Options
+from ctxls.errors import NotInitialized
+from ctxls.index import lifeline
+from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
+from ctxls.policy import POLICY_PATH
+from ctxls.requests import search
+from ctxls.snapshot import Snapshot
+from ctxls.syntax.text import Encoding
+from ctxls.tokens import tokenizer
+from ctxls.workspace import Workspace
+
+log = logging.getLogger("ctxls")
+REQUEST_THREADS = 4
+BATCH = 48  # files per unit of scan work: small enough for smooth progress reports
+# The search index is built after the scan in slices of this much work, each followed by
+# a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
+SEARCH_SLICE = 0.02
+POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+
+
+class Listener:
+    """What a front end hears of the background work; this one hears nothing."""
+
+    async def scan_started(self, planned: int) -> None:
+        """The scan has listed ``planned`` files."""
+
+    def scan_progress(self, done: int, planned: int) -> None:
+        """``done`` of ``planned`` files are indexed."""
+
+    def scan_finished(self, indexed: int) -> None:
+        """The scan is over (finished or failed): ``indexed`` files are in the index."""
+
+    def policy_changed(self) -> None:
+        """A policy file may have changed (and after the scan)."""
+
+
+class Engine:
+    def __init__(self, listener: Listener | None = None) -> None:
+        self.ws = Workspace([])
+        self.listener = listener or Listener()
+        self.ready = False  # a workspace has been named
+        self.scan_done = asyncio.Event()
+        self.scan_task: asyncio.Task[None] | None = None
+        self.search_task: asyncio.Task[None] | None = None  # the search index's build
+        self.watch_task: asyncio.Task[None] | None = None
+        self.stop_watching = asyncio.Event()
+
+    def open(self, roots: list[Path], options: Options | None = None,
+             encoding: Encoding = "utf-16") -> None:
+        """Name the workspace; nothing is indexed until ``start``."""
+        self.ws = Workspace(roots, options, encoding)
+        self.ws.scanning = True  # until the scan has finished: nothing indexed
+        self.ready = True
+
+    def start(self, watch: bool) -> None:
+        """Start the scan (on the running loop) and, if ``watch``, the file watcher."""
+        self.scan_task = asyncio.create_task(self._scan())
+        if watch and self.ws.options.watch_files and self.ws.roots:
+            self.watch_task = asyncio.create_task(self._watch())
+
+    async def stop(self) -> None:
+        """Let a running scan finish writing the index cache (bounded), then stop; the
+        search index's build just stops."""
+        if self.search_task is not None:
+            self.search_task.cancel()
+        self.stop_watching.set()
+        if self.scan_task is not None and not self.scan_task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.scan_task), 30)
+
+    # ---- answering -----------------------------------------------------------------------
+    def snapshot(self) -> Snapshot:
+        if not self.ready:
+            raise NotInitialized("the server is not initialized: send `initialize` first")
+        return self.ws.snapshot()
+
+    async def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
+                     uri: str | None = None, refs: bool = False) -> Any:
+        """Take a snapshot here, on the event loop, answer from it on a worker thread (so
+        the loop goes on reading messages, edits and cancellations meanwhile), and let the
+        workspace keep what the request read, back on the loop."""
+        if not self.ready:
+            raise NotInitialized("the server is not initialized: send `initialize` first")
+        snap = self.ws.snapshot(path, uri, refs=refs)
+        work = asyncio.get_running_loop().run_in_executor(self.requests, call, snap)
+        work.add_done_callback(lambda _: self.ws.absorb(snap))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:  # a cancelled request stops at its next check
+            snap.cancel.set()
+            raise
+
+    async def index_ready(self, timeout: float | None = None) -> bool:
+        """Wait for the initial scan, at most ``timeout`` seconds (default `indexWait`);
+        whether it has finished."""
+        if self.ws.scanning or self.scan_task is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.scan_done.wait(), self.ws.options.index_wait
+                                       if timeout is None else timeout)
+        return self.scan_done.is_set()
+
+    @functools.cached_property
+    def requests(self) -> ThreadPoolExecutor:
+        """Where requests run: reads stay answered while a long one runs (the GIL is
+        handed between them every few milliseconds)."""
+        return ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="ctxls-request")
+
+    # ---- background work -----------------------------------------------------------------
+    async def _scan(self) -> None:
+        """Cold scan in the background; requests are answered meanwhile (files read on
+        demand)."""
+        ws = self.ws
+        ws.scanning = True
+        gc.disable()  # a bulk load of tables: collections would only rescan them
+        loop = asyncio.get_running_loop()
+        fresh: list[FileEntry] = []
+        started = time.perf_counter()
+        # Every window counts tokens: load the tokenizer (0.3 s, 38 MiB) beside the scan,
+        # not in the first request that needs it.
+        counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
+        try:
+            plan = await loop.run_in_executor(None, ws.scan_plan)
+            listed = time.perf_counter()
+            await self.listener.scan_started(len(plan))
+            hits, misses = await loop.run_in_executor(None, ws.warm_start, plan)
+            ws.add(hits)
+            restored = time.perf_counter()
+            done = len(hits)
+            batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
+            pool: Executor | None = None
+            if len(misses) >= POOL_THRESHOLD and ws.options.scan_processes > 1:
+                ctx = multiprocessing.get_context("forkserver")
+                # the forkserver runs lifeline's bind at import: it dies with the server
+                ctx.set_forkserver_preload(["ctxls.index.scan", "ctxls.index.lifeline_server"])
+                pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx,
+                                           initializer=lifeline.bind)
+            try:  # (a scan that used workers stops them, and their forkserver, when done)
+                futures = [loop.run_in_executor(pool, index_batch, b, ws.options.max_file_bytes)
+                           for b in batches]
+                for fut in asyncio.as_completed(futures):
+                    entries = await fut
+                    ws.add(entries)
+                    fresh.extend(entries)
+                    done += len(entries)
+                    self.listener.scan_progress(done, len(plan))
+            finally:
+                if pool is not None:
+                    loop.run_in_executor(None, _stop_workers, pool)
+            log.info("indexed %d files (%d from the cache) in %.2f s: listing %.2f s, "
+                     "cache %.2f s, parsing %.2f s", done, len(hits),
+                     time.perf_counter() - started, listed - started, restored - listed,
+                     time.perf_counter() - restored)
+        except Exception:
+            log.error("scan failed: %s", traceback.format_exc())
+        finally:
+            with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
+                await counting
+            gc.enable()
+            gc.freeze()  # the index lives as long as the server: keep it out of collections
+            ws.scanning = False
+            self.scan_done.set()
+            self.listener.policy_changed()
+            self.listener.scan_finished(len(ws.entries))
+        if fresh:  # the index is ready; writing the cache must not delay the answers
+            try:
+                await loop.run_in_executor(None, ws.persist, fresh)
+            except Exception:
+                log.error("index cache not written: %s", traceback.format_exc())
+        if ws.options.search_prebuild:
+            self.search_task = asyncio.create_task(self._build_search())
+
+    async def _build_search(self) -> None:
+        """The search index, built on the event loop in slices: requests are answered
+        between slices, and nothing else touches the workspace meanwhile (handlers run on
+        this loop)."""
+        began = time.perf_counter()
+        try:
+            done = False
+            while not done:
+                end = time.perf_counter() + SEARCH_SLICE
+                while not done and time.perf_counter() < end:
+                    done = search.refresh(self.ws, 1)
+                await asyncio.sleep(SEARCH_SLICE / 2)
+            log.info("search index built in %.2f s", time.perf_counter() - began)
+        except Exception:
+            log.error("search index not built: %s", traceback.format_exc())
+
+    async def _watch(self) -> None:
+        """Files created, changed or deleted on disk join the index within a second or so.
+        The walk's rules apply (.gitignore files, excludes, the folders always skipped); the
+        policy file is watched too, for its diagnostics."""
+        ws = self.ws
+        ignores = {str(root): Ignores(root, ws.options.exclude) for root in ws.roots}
+
+        def rel_of(path: str) -> tuple[str, str] | None:
+            root = next((r for r in ignores if path.startswith(r + os.sep)), None)
+            return (root, path[len(root) + 1 :].replace(os.sep, "/")) if root else None
+
+        def wanted(change: watchfiles.Change, path: str) -> bool:
+            found = rel_of(path)
+            if found is None:
+                return False
+            root, rel = found
+            if rel == POLICY_PATH:
+                return True
+            if rel.rsplit("/", 1)[-1] == ".gitignore":
+                ignores[root].forget(rel.rpartition("/")[0])
+            return not ignores[root].ignored(rel)
+
+        try:
+            async for changes in watchfiles.awatch(*ws.roots, watch_filter=wanted,
+                                                   debounce=200, step=50,
+                                                   stop_event=self.stop_watching):
+                for _, path in sorted(changes, key=lambda c: c[1]):
+                    found = rel_of(path)
+                    if found is not None and os.path.isdir(path):  # a new folder: files
+                        root, folder = found  # made before its watch was set are missed
+                        for rel, abspath in walk(Path(path)):
+                            if not ignores[root].ignored(f"{folder}/{rel}"):
+                                ws.refresh(Path(abspath).as_uri())
+                        continue
+                    ws.refresh(Path(path).as_uri())
+                log.info("watched %d changes on disk", len(changes))
+                if any(p.endswith(POLICY_PATH) for _, p in changes):
+                    self.listener.policy_changed()
+        except Exception:
+            log.error("file watching stopped: %s", traceback.format_exc())
+
+
+def _stop_workers(pool: Executor) -> None:
+    """Wait for the scan's worker processes to exit, then stop the forkserver they were
+    forked from (about 40 MiB that would otherwise live as long as the server). The
+    forkserver has no public stop; without this private one it is left running. The
+    resource tracker (about 12 MiB) stays: it unlinks the pool's semaphores when they go."""
+    pool.shutdown(wait=True, cancel_futures=True)
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    with contextlib.suppress(Exception):
+        server._stop()  # type: ignore[union-attr]

@@ -1,0 +1,70 @@
+"""Params off the wire, strictly: camelCase names, and JSON types as declared (a list is not
+a path, "5" is not a number). Every front end structures its params here, so a wrong one
+gets the same message over JSON-RPC as over MCP."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, override
+
+from ctxls.errors import InvalidParams
+
+P = TypeVar("P")
+
+
+def structure(raw: Any, cls: type[P]) -> P:
+    """``raw`` (a JSON object) as ``cls``, or InvalidParams naming what does not fit."""
+    if raw is not None and not isinstance(raw, dict):
+        raise InvalidParams(f"params of {cls.__name__} must be an object")
+    try:
+        return _converter().structure(raw or {}, cls)
+    except Exception as exc:
+        detail = "; ".join(cattrs.transform_error(exc)) if isinstance(
+            exc, cattrs.BaseValidationError) else str(exc)
+        detail = re.sub(r"\.([a-z]+(?:_[a-z0-9]+)+)", lambda m: "." + camel(m[1]), detail)
+        raise InvalidParams(f"invalid params for {cls.__name__}: {detail}") from exc
+
+
+@functools.cache
+def _converter() -> cattrs.Converter:
+    """camelCase on the wire, as lsprotocol's converter, but no coercion of types (which
+    lsprotocol's, built for messages already typed, does: a list becomes a str)."""
+    converter = cattrs.Converter()
+    for kind, ok in _JSON_TYPES.items():
+        converter.register_structure_hook(kind, _exactly(kind, ok))
+
+    def camel_case(cls: type[Any]) -> Callable[[Any, Any], Any]:
+        renamed: dict[str, Any] = {a.name: override(rename=camel(a.name))
+                                   for a in attrs.fields(cls)}
+        return make_dict_structure_fn(cls, converter, **renamed)
+
+    converter.register_structure_hook_factory(attrs.has, camel_case)
+    return converter
+
+
+_JSON_TYPES: dict[type, Callable[[Any], bool]] = {
+    str: lambda v: isinstance(v, str),
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    bool: lambda v: isinstance(v, bool),
+}
+
+
+def _exactly(kind: type, ok: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _: Any) -> Any:
+        if not ok(value):
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return kind(value)
+
+    return structure
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
