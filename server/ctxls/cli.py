@@ -1,4 +1,4 @@
-"""``ctxls serve | skeleton | read | range | refs | tests | deps | construct | chunks |
+"""``ctxls serve | mcp | skeleton | read | range | refs | tests | deps | construct | chunks |
 stats | policy check | policy report``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -178,13 +179,52 @@ def _policy(args: argparse.Namespace) -> int:
     return 1 if any(x.severity == "error" for x in found.problems) else 0
 
 
+def _logging(log_file: str | None, level: str) -> None:
+    """Logs go to ``log_file`` if given, else to stderr, which editors and agent hosts show
+    as errors: by default only warnings and faults are logged."""
+    handler: logging.Handler = (logging.FileHandler(log_file, encoding="utf-8") if log_file
+                                else logging.StreamHandler())
+    logging.basicConfig(level=level.upper(), handlers=[handler],
+                        format="ctxls %(asctime)s %(levelname)s %(message)s")
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from ctxls.mcp.server import serve as run
+    except ImportError as exc:
+        print(f"ctxls: the MCP server needs the mcp package ({exc}); "
+              "install it with: pip install 'ctxls[mcp]'", file=sys.stderr)
+        return 2
+    try:
+        options = json.loads(args.options) if args.options else None
+    except json.JSONDecodeError as exc:
+        print(f"ctxls: --options is not JSON: {exc}", file=sys.stderr)
+        return 2
+    _logging(args.log_file, args.log_level)
+    root = _root_for(Path.cwd(), args.root)
+    from ctxls.errors import CtxError
+
+    try:
+        run(root, options)
+    except CtxError as exc:  # bad options
+        print(f"ctxls: {exc.message}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    serve.add_argument("--log-file", metavar="PATH", help="log here instead of to stderr")
-    serve.add_argument("--log-level", default="warning",
+    mcp = sub.add_parser("mcp", help="run the MCP server on stdio (needs ctxls[mcp])")
+    mcp.add_argument("--root", help="workspace root (default: the enclosing git repository "
+                     "of the current directory)")
+    mcp.add_argument("--options", metavar="JSON", default=None,
+                     help="server options, as initializationOptions (e.g. '{\"indexWait\": 30}')")
+    for p in (serve, mcp):
+        p.add_argument("--log-file", metavar="PATH", help="log here instead of to stderr")
+        p.add_argument("--log-level", default="warning",
                        choices=["debug", "info", "warning", "error"],
                        help="the least severe level logged (default: warning)")
 
@@ -246,8 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from ctxls.lsp.server import serve as run
 
-        run(args.tcp, args.log_file, args.log_level)
+        _logging(args.log_file, args.log_level)
+        run(args.tcp)
         return 0
+    if args.command == "mcp":
+        return _mcp(args)
     try:
         runner = {"chunks": _chunks, "stats": _stats}.get(args.command, _run)
         return asyncio.run(runner(args))

@@ -26,14 +26,17 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import attrs
 import watchfiles
 
+from ctxls import protocol as p
 from ctxls.config import Options
+from ctxls.context import window
 from ctxls.errors import NotInitialized
 from ctxls.index import lifeline
 from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
 from ctxls.policy import POLICY_PATH
-from ctxls.requests import search
+from ctxls.requests import chunks, read, refs, search, status
 from ctxls.snapshot import Snapshot
 from ctxls.syntax.text import Encoding
 from ctxls.tokens import tokenizer
@@ -46,6 +49,37 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+
+
+@attrs.frozen
+class Request:
+    method: str
+    params: type[Any]
+    answer: Callable[[Snapshot, Any], Any]
+    refs: bool = False  # reads the reference index: open documents are synced into it first
+    # before the snapshot: brings what the request reads up to date; gives the params to use
+    prepare: Callable[[Workspace, Any], Any] | None = None
+    # Whether this request waits for the initial scan (bounded by `indexWait`) first
+    wait: Callable[[Any], bool] | None = None
+
+
+REQUESTS = [
+    Request(p.SKELETON, p.SkeletonParams, read.skeleton),
+    Request(p.READ_SYMBOL, p.ReadSymbolParams, read.read_symbol),
+    Request(p.READ_RANGE, p.ReadRangeParams, read.read_range),
+    Request(p.REFERENCES, p.ReferencesParams, refs.references, refs=True),
+    Request(p.TESTS, p.SymbolParams, refs.tests, refs=True),
+    Request(p.DEPENDENCIES, p.SymbolParams, refs.dependencies, refs=True),
+    Request(p.CONSTRUCT, p.ConstructParams, window.construct, refs=True,
+            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
+    Request(p.CHUNKS, p.ChunksParams, chunks.chunks),
+    Request(p.STATS, p.StatsParams, chunks.stats),
+    Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare),
+    Request(p.RECORD_OUTCOME, p.OutcomeParams, status.record_outcome),
+]
+
+
+BY_METHOD = {row.method: row for row in REQUESTS}
 
 
 class Listener:
@@ -128,6 +162,18 @@ class Engine:
                 await asyncio.wait_for(self.scan_done.wait(), self.ws.options.index_wait
                                        if timeout is None else timeout)
         return self.scan_done.is_set()
+
+    async def request(self, row: Request, params: Any) -> Any:
+        """One ``ctx/*`` request, structured: waits for the scan if the request does
+        (bounded), brings what it reads up to date, and answers it from a snapshot."""
+        if row.wait is not None and row.wait(params):
+            await self.index_ready()
+        if row.prepare is not None:
+            params = row.prepare(self.ws, params)
+        doc = getattr(params, "text_document", None)
+        return await self.answer(lambda snap: row.answer(snap, params),
+                                 getattr(params, "path", None), doc.uri if doc else None,
+                                 row.refs)
 
     @functools.cached_property
     def requests(self) -> ThreadPoolExecutor:

@@ -28,10 +28,11 @@ from ctxls.tokens import tokenizer
 from ctxls.workspace import Workspace
 
 
-def prepare(ws: Workspace, params: p.ConstructParams) -> None:
+def prepare(ws: Workspace, params: p.ConstructParams) -> p.ConstructParams:
     """A window filled from ctx/search needs the search index current first."""
     if params.query and params.query.strip():
         search.refresh(ws, None)
+    return params
 
 
 def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:

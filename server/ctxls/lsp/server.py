@@ -1,6 +1,6 @@
 """The ctxls language server: pygls wiring around the workspace and the request modules.
 
-Handlers stay thin. A ``ctx/*`` request is one row of ``REQUESTS``: its params class, the
+Handlers stay thin. A ``ctx/*`` request is one row of ``engine.REQUESTS``: its params class, the
 function of (snapshot, params) that answers it, whether it reads the reference index, and
 what must be brought up to date before its snapshot is taken. The wiring structures the
 params, takes the snapshot, calls the function, and turns ``CtxError`` into a JSON-RPC error
@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import attrs
 from lsprotocol import types as t
 from pygls.exceptions import (
     JsonRpcException,
@@ -28,47 +27,18 @@ from pygls.exceptions import (
 
 from ctxls import protocol as p
 from ctxls.config import Options
-from ctxls.context import window
+from ctxls.engine import REQUESTS, Request
 from ctxls.errors import CtxError, InvalidParams
 from ctxls.lsp import rpc
 from ctxls.lsp.host import CtxServer
 from ctxls.paths import file_path
 from ctxls.policy import POLICY_PATH
-from ctxls.requests import chunks, read, refs, search, status, symbols
-from ctxls.snapshot import Snapshot
+from ctxls.requests import refs, status, symbols
 from ctxls.syntax.text import normalise_encoding
 from ctxls.wire import structure
-from ctxls.workspace import Workspace
 
 log = logging.getLogger("ctxls")
 P = TypeVar("P")
-
-
-@attrs.frozen
-class Request:
-    method: str
-    params: type[Any]
-    answer: Callable[[Snapshot, Any], Any]
-    refs: bool = False  # reads the reference index: open documents are synced into it first
-    prepare: Callable[[Workspace, Any], None] | None = None  # before the snapshot
-    # Whether this request waits for the initial scan (bounded by `indexWait`) first
-    wait: Callable[[Any], bool] | None = None
-
-
-REQUESTS = [
-    Request(p.SKELETON, p.SkeletonParams, read.skeleton),
-    Request(p.READ_SYMBOL, p.ReadSymbolParams, read.read_symbol),
-    Request(p.READ_RANGE, p.ReadRangeParams, read.read_range),
-    Request(p.REFERENCES, p.ReferencesParams, refs.references, refs=True),
-    Request(p.TESTS, p.SymbolParams, refs.tests, refs=True),
-    Request(p.DEPENDENCIES, p.SymbolParams, refs.dependencies, refs=True),
-    Request(p.CONSTRUCT, p.ConstructParams, window.construct, refs=True,
-            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
-    Request(p.CHUNKS, p.ChunksParams, chunks.chunks),
-    Request(p.STATS, p.StatsParams, chunks.stats),
-    Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare),
-    Request(p.RECORD_OUTCOME, p.OutcomeParams, status.record_outcome),
-]
 
 
 server = CtxServer()
@@ -102,20 +72,10 @@ async def _answer_indexed(ls: CtxServer, method: str, call: Callable[[], Any]) -
 
 
 def _register(row: Request) -> None:
-    def respond(ls: CtxServer, params: Any) -> Any:
-        if row.prepare is not None:
-            row.prepare(ls.ws, params)
-        doc = getattr(params, "text_document", None)
-        return ls.engine.answer(lambda snap: row.answer(snap, params),
-                                getattr(params, "path", None),
-                         doc.uri if doc else None, row.refs)
-
     @server.feature(row.method)
     async def handler(ls: CtxServer, raw: Any) -> Any:
         params = await _guard(lambda: structure(raw, row.params))
-        if row.wait is not None and row.wait(params):
-            await ls.engine.index_ready()
-        return await _guard(lambda: respond(ls, params))
+        return await _guard(lambda: ls.engine.request(row, params))
 
     handler.__name__ = row.answer.__name__
 
@@ -249,14 +209,8 @@ async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> An
         lambda snap: symbols.workspace_symbols(snap, params.query)))
 
 
-def serve(tcp: str | None = None, log_file: str | None = None,
-          log_level: str = "warning") -> None:
-    """Serve on stdio (or TCP). Logs go to ``log_file`` if given, else to stderr, which
-    editors show as errors: by default only warnings and faults are logged."""
-    handler: logging.Handler = (logging.FileHandler(log_file, encoding="utf-8") if log_file
-                                else logging.StreamHandler())
-    logging.basicConfig(level=log_level.upper(), handlers=[handler],
-                        format="ctxls %(asctime)s %(levelname)s %(message)s")
+def serve(tcp: str | None = None) -> None:
+    """Serve on stdio (or TCP)."""
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     if tcp:
         host, _, port = tcp.rpartition(":")

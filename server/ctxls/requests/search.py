@@ -39,10 +39,11 @@ def hits(snap: Snapshot, query: str, limit: int) -> list[Hit]:
     return index.search(query, limit) if index is not None else []
 
 
-def prepare(ws: Workspace, params: p.SearchParams) -> None:
+def prepare(ws: Workspace, params: p.SearchParams) -> p.SearchParams:
     """Before a search: every file changed since the last one is folded in."""
     if params.query.strip():
         refresh(ws, None)
+    return params
 
 
 def refresh(ws: Workspace, limit: int | None) -> bool:

@@ -1,0 +1,1 @@
+"""The MCP front end: ``ctxls mcp`` (needs the ``mcp`` extra)."""
