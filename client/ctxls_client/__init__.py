@@ -2,6 +2,8 @@
 
 from ctxls_client.client import CtxClient, RpcError, SyncClient
 from ctxls_client.tools import (
+    AGENT_TOOLS,
+    DEFAULT_TOOLS,
     READ_SYMBOL_SCHEMA,
     TOOLS,
     anthropic_tool,
@@ -14,6 +16,8 @@ from ctxls_client.tools import (
 )
 
 __all__ = [
+    "AGENT_TOOLS",
+    "DEFAULT_TOOLS",
     "READ_SYMBOL_SCHEMA",
     "TOOLS",
     "CtxClient",

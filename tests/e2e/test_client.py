@@ -251,3 +251,37 @@ async def test_strict_schemas_fit_openai_structured_outputs(workspace: Path) -> 
         text = await execute_tool_call(ctx, _sdk_calls("read_symbol", {
             "path": "auth/tokens.py", "name": "mint_token", "context_lines": None})[0])
         assert text.startswith("auth/tokens.py :: mint_token (function)")
+
+
+async def test_an_agent_can_offer_construct_context_and_follow_its_handles(
+        workspace: Path) -> None:
+    """The window the model asks for names what it left out; each handle is a call to a
+    tool of the same set, and that call reads the file's own lines."""
+    from ctxls_client import AGENT_TOOLS, anthropic_tools, openai_tools
+
+    assert [t["name"] for t in anthropic_tools(AGENT_TOOLS)] == list(AGENT_TOOLS)
+    strict = openai_tools(strict=True, tools=AGENT_TOOLS)[0]["function"]["parameters"]
+    assert strict["required"] == list(strict["properties"])
+    assert strict["properties"]["intent"]["enum"][-1] is None  # nullable enum
+    async with await CtxClient.start(workspace) as ctx:
+        args = {"path": "billing/pricing.py", "symbol": "compute_line_total",
+                "task": "Bulk tiers should stack with coupons", "ceiling": 1200}
+        refused = await execute_tool_call(ctx, _sdk_calls("construct_context", args)[1])
+        assert refused.startswith("error: there is no tool `construct_context`")
+        text = await execute_tool_call(ctx, _sdk_calls("construct_context", args)[1],
+                                       tools=AGENT_TOOLS)
+        assert text.startswith("# context for billing/pricing.py::compute_line_total: ")
+        handles = re.findall(r"^- read_symbol (\S+) (\S+) \(", text, re.M)
+        assert handles, text[-800:]
+        path, symbol = handles[0]
+        got = await execute_tool_call(ctx, {"name": "read_symbol", "input": {
+            "path": path, "name": symbol}}, tools=AGENT_TOOLS)
+        assert got.startswith(f"{path} :: {symbol} ("), got
+        # Its lines are the file's own.
+        lines = (workspace / path).read_text(encoding="utf-8").splitlines()
+        for m in re.finditer(r"^ *(\d+) \| ?(.*)$", got, re.M):
+            assert lines[int(m[1]) - 1].rstrip() == m[2].rstrip()
+        wrong = await execute_tool_call(ctx, {"name": "construct_context", "input": {
+            **args, "intent": "rewrite"}}, tools=AGENT_TOOLS)
+        assert wrong == ('error: `intent` must be one of edit, rename, state, review, got '
+                         '"rewrite"')
