@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,20 @@ def _logging(log_file: str | None, level: str) -> None:
                         format="ctxls %(asctime)s %(levelname)s %(message)s")
 
 
+def _mcp_root(given: str | None) -> Path | None:
+    """The workspace of an MCP server: ``--root``; else the folder Cursor names in
+    WORKSPACE_FOLDER_PATHS (it starts servers in /); else the enclosing git repository of
+    the working directory (Claude Code and Codex start servers in the project); never / or
+    the home folder as a whole."""
+    if given:
+        return Path(given).resolve()
+    named = os.environ.get("WORKSPACE_FOLDER_PATHS", "").split(",")[0].strip()
+    if named and Path(named).is_dir():
+        return Path(named).resolve()
+    root = _root_for(Path.cwd(), None)
+    return None if root in (Path("/"), Path.home().resolve()) else root
+
+
 def _mcp(args: argparse.Namespace) -> int:
     try:
         from ctxls.mcp.server import serve as run
@@ -201,7 +216,11 @@ def _mcp(args: argparse.Namespace) -> int:
         print(f"ctxls: --options is not JSON: {exc}", file=sys.stderr)
         return 2
     _logging(args.log_file, args.log_level)
-    root = _root_for(Path.cwd(), args.root)
+    root = _mcp_root(args.root)
+    if root is None:
+        print("ctxls: no workspace: start `ctxls mcp` in the repository or pass --root DIR",
+              file=sys.stderr)
+        return 2
     from ctxls.errors import CtxError
 
     try:

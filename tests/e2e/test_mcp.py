@@ -281,3 +281,21 @@ async def test_a_tool_called_before_the_index_is_built_says_so(root: Path) -> No
             await asyncio.sleep(0.5)
         assert late.splitlines()[0].endswith("(complete)")
         assert late.startswith("50 call sites")  # capped at 50; there are 4,000 more
+
+
+async def test_the_workspace_is_found_as_hosts_start_the_server(root: Path) -> None:
+    """Claude Code and Codex start servers in the project (the enclosing repository is the
+    workspace); Cursor starts them in / and names the folder in WORKSPACE_FOLDER_PATHS."""
+    (root / ".git").mkdir()
+    (root / "auth" / "deeper").mkdir()
+    env = {"PYTHONPATH": os.pathsep.join(sys.path)}
+    for cwd, extra in ((root / "auth" / "deeper", {}),
+                       (Path("/"), {"WORKSPACE_FOLDER_PATHS": str(root)})):
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "ctxls", "mcp", "--options",
+                                          json.dumps({"persist": False})],
+            env={**env, **extra}, cwd=cwd)
+        async with Client(params, read_timeout_seconds=120) as client:
+            text = await ok(client, "read_symbol", {"path": "auth/tokens.py",
+                                                    "name": "DEFAULT_TTL"})
+            assert text.startswith("auth/tokens.py :: DEFAULT_TTL"), (cwd, text)
