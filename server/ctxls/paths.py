@@ -1,5 +1,6 @@
-"""Where a request's file is: resolved inside the workspace's roots, or refused; and reading
-a file so that what is read is what was checked.
+"""Where a request's file is: which file it names, resolved inside the workspace's roots,
+or refused (a missing one with the listed paths it may have meant); and reading a file so
+that what is read is what was checked.
 
 Symlinks are resolved before the check, so a link pointing out of the workspace is refused
 like any other outside path, without reading it. Every read of a workspace file then goes
@@ -8,8 +9,12 @@ through ``read_inside``, which checks the opened descriptor itself.
 
 from __future__ import annotations
 
+import difflib
+import heapq
 import os
+import posixpath
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -63,6 +68,81 @@ def locate(roots: list[Path], path: str | None = None, uri: str | None = None) -
     raise OutsideWorkspace(
         f"`{shown}` resolves outside the workspace ({', '.join(map(str, roots))}); "
         "refused without reading it")
+
+
+def target_file(params: object) -> tuple[str | None, str | None]:
+    """The file a request names, as ``(path, uri)``: its own ``path`` / ``textDocument.uri``,
+    else its target's ``path`` / ``uri``. Two different files are refused; they are compared
+    as written (normalised, symlinks not followed), so this needs no workspace."""
+    doc = getattr(params, "text_document", None)
+    path: str | None = getattr(params, "path", None)
+    uri: str | None = doc.uri if doc else None
+    target = getattr(params, "target", None)
+    t_path: str | None = getattr(target, "path", None)
+    t_uri: str | None = getattr(target, "uri", None)
+    if not (t_path or t_uri):
+        return path, uri
+    if not (path or uri):
+        return t_path, t_uri
+    outer = str(file_path(uri)) if uri else path
+    inner = str(file_path(t_uri)) if t_uri else t_path
+    assert outer and inner
+    if not _same_file(outer, inner):
+        raise InvalidParams(
+            f"`{'textDocument.uri' if uri else 'path'}` and "
+            f"`{'target.uri' if t_uri else 'target.path'}` name different files "
+            f"(`{uri or path}`, `{t_uri or t_path}`); name the file once")
+    return path, uri
+
+
+def _same_file(a: str, b: str) -> bool:
+    a, b = posixpath.normpath(a), posixpath.normpath(b)
+    if posixpath.isabs(a) == posixpath.isabs(b):
+        return a == b
+    whole, tail = (a, b) if posixpath.isabs(a) else (b, a)
+    return whole.endswith("/" + tail)  # relative to some root: as far as it goes, the same
+
+
+CLOSE_POOL = 5000  # names difflib compares at most: a 50k-file workspace stays quick
+
+
+def close_paths(wanted: str, listed: Iterable[str], n: int = 3) -> list[str]:
+    """Listed files a missing path may have meant: the same file name in other folders
+    first (the most trailing folders in common first), then near spellings, looked for in
+    the same folder, then among files of the same extension, then the rest."""
+    folder, _, name = wanted.rpartition("/")
+    ext = posixpath.splitext(name)[1]
+    same: list[str] = []
+    groups: tuple[list[str], ...] = ([], [], [])  # same folder, same extension, the rest
+    for path in dict.fromkeys(listed):  # a path in two roots is one suggestion
+        where, _, base = path.rpartition("/")
+        if base == name and path != wanted:
+            same.append(path)
+            continue
+        group = groups[0 if where == folder else 1 if base.endswith(ext) else 2]
+        if len(group) < CLOSE_POOL:
+            group.append(path)
+    parts = wanted.split("/")
+    same.sort(key=lambda x: (-_common_tail(parts, x.split("/")), len(x), x))
+    # A near spelling needs a near file name: a shared folder alone makes
+    # `auth/missing.py` look like `auth/session.py`. File names are short: compared first.
+    base_match = difflib.SequenceMatcher(b=name)
+    scored: list[tuple[float, str]] = []
+    for path in [*groups[0], *groups[1], *groups[2]][:CLOSE_POOL]:
+        base_match.set_seq1(path.rpartition("/")[2])
+        if base_match.real_quick_ratio() >= 0.75 and base_match.quick_ratio() >= 0.75 \
+                and base_match.ratio() >= 0.75:
+            score = difflib.SequenceMatcher(None, path, wanted).ratio()
+            if score >= 0.6:
+                scored.append((score, path))
+    return [*same, *(x for _, x in heapq.nlargest(n, scored))][:n]
+
+
+def _common_tail(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def _resolve(p: Path, shown: str | None) -> Path:

@@ -21,7 +21,9 @@ REFERENCES = "ctx/references"
 class Target:
     symbol: str | None = None
     position: Position | None = None
-    line: int | None = None  # 1-based; picks among same-named declarations
+    line: int | None = None  # 1-based: picks among same-named ones; alone, the one around it
+    path: str | None = None  # the file, when the request names none itself
+    uri: str | None = None
 
 
 @attrs.define

@@ -33,7 +33,7 @@ from ctxls.errors import (
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file
 from ctxls.index.search import SearchIndex
-from ctxls.paths import Escaped, Located, locate, read_inside
+from ctxls.paths import Escaped, Located, close_paths, locate, read_inside, target_file
 from ctxls.policy import Policy
 from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
@@ -108,7 +108,7 @@ class View:
 
 
 class HasFile(Protocol):
-    """Params that name a file: a path, or a text document."""
+    """Params that name a file: a path, or a text document (or a target naming one)."""
 
     @property
     def path(self) -> str | None: ...
@@ -152,8 +152,7 @@ class Snapshot:
         return locate(self.roots, path, uri)
 
     def located(self, params: HasFile) -> Located:
-        doc = params.text_document
-        return self.locate(params.path, getattr(doc, "uri", None) if doc else None)
+        return self.locate(*target_file(params))
 
     def entry(self, key: str) -> FileEntry | None:
         return self.fresh.get(key) or self._entries.get(key)
@@ -218,7 +217,10 @@ class Snapshot:
 
     def _index(self, loc: Located, entry: FileEntry | None, keep: _Keep) -> FileEntry:
         if not loc.abspath.exists():
-            raise FileMissing(f"{loc.path} does not exist in the workspace")
+            close = close_paths(loc.path, (e.path for _, e in self.entries()))
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise FileMissing(f"{loc.path} does not exist in the workspace{hint}",
+                              {"suggestions": close})
         if not loc.abspath.is_file():
             raise InvalidParams(f"{loc.path} is not a file")
         if entry is None or entry.language is not None:
@@ -260,14 +262,19 @@ class Snapshot:
     def declaration(self, v: View, name: str | None, position: Position | None,
                     line: int | None = None, asked: str = "`name` or `position`") -> Decl:
         """The declaration a request names: by (qualified) name, else the innermost one
-        around a position."""
+        around a position, or around a (1-based) line."""
         if v.outline is None:
             raise UnknownSymbol(f"{v.loc.path} has no outline")
         if name:
             return resolve(v.outline, name, v.loc.path, line)
-        if position is None:
+        if position is not None:
+            row = v.row(position)
+        elif line is not None:
+            if line < 1:
+                raise InvalidParams(f"`line` is 1-based; {line} is before line 1")
+            row = line - 1
+        else:
             raise InvalidParams(f"give {asked}")
-        row = v.row(position)
         found = at_row(v.outline, row)
         if found is None:
             raise UnknownSymbol(f"no declaration at {v.loc.path}:{row + 1}")

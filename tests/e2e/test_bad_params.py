@@ -94,3 +94,17 @@ async def test_a_file_too_large_to_parse_gets_a_bounded_answer(ctx: CtxClient) -
     assert any("cut" in n for n in r["notes"])
     ok = await ctx.request("ctx/skeleton", {"path": TOKENS})
     assert ok["mode"] == "skeleton"
+
+
+async def test_a_missing_file_suggests_the_close_paths(ctx: CtxClient) -> None:
+    err = await error_of(ctx, "ctx/readSymbol", {"path": "tokens.py", "name": "refresh_token"})
+    assert err.code == -32004
+    assert err.message == ("tokens.py does not exist in the workspace; did you mean "
+                           "auth/tokens.py, tests/test_tokens.py?")  # the same name first
+    assert err.data == {"suggestions": ["auth/tokens.py", "tests/test_tokens.py"]}
+    err = await error_of(ctx, "ctx/construct", {"path": "billing/pricng.py",
+                                                "target": {"symbol": "compute_line_total"}})
+    assert err.code == -32004 and err.data == {"suggestions": ["billing/pricing.py"]}
+    err = await error_of(ctx, "ctx/skeleton", {"path": "auth/missing.py"})  # nothing close
+    assert err.message == "auth/missing.py does not exist in the workspace"
+    assert err.data == {"suggestions": []}

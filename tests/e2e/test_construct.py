@@ -251,6 +251,52 @@ async def test_target_by_position(vscode: LanguageClient) -> None:
     assert r["target"] == "billing/pricing.py::compute_line_total"
 
 
+async def test_target_by_line_alone(vscode: LanguageClient) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    src = (root / "billing/pricing.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(src) if "rate = _clamp_discount(" in text) + 1
+    r = await construct(vscode, path="billing/pricing.py", target={"line": line})
+    assert r["target"] == "billing/pricing.py::compute_line_total"
+    sk = await call(vscode, "ctx/skeleton", {"path": "billing/pricing.py",
+                                             "target": {"line": line}})
+    assert sk["target"] == "compute_line_total" and sk["mode"] == "skeleton"
+    imports = src.index("from decimal import Decimal") + 1  # in no declaration
+    with pytest.raises(JsonRpcException, match=f"no declaration at billing/pricing.py:"
+                                               f"{imports}"):
+        await call(vscode, "ctx/construct", {"path": "billing/pricing.py",
+                                             "target": {"line": imports}})
+    plain = await call(vscode, "ctx/skeleton", {"path": "billing/pricing.py",
+                                                "target": {"line": imports}})
+    assert plain["target"] is None
+    for method in ("ctx/construct", "ctx/skeleton"):
+        with pytest.raises(JsonRpcException, match="1-based"):
+            await call(vscode, method, {"path": "billing/pricing.py", "target": {"line": 0}})
+
+
+async def test_the_file_can_be_named_in_the_target(vscode: LanguageClient) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    want = "billing/pricing.py::compute_line_total"
+    by_path = await construct(vscode, target={"path": "billing/pricing.py",
+                                              "symbol": "compute_line_total"})
+    assert by_path["target"] == want
+    uri = (root / "billing/pricing.py").as_uri()
+    by_uri = await construct(vscode, target={"uri": uri, "symbol": "compute_line_total"})
+    assert by_uri["target"] == want
+    both = await construct(vscode, path="billing/pricing.py",
+                           target={"uri": uri, "symbol": "compute_line_total"})
+    assert both["target"] == want  # the same file named twice
+    with pytest.raises(JsonRpcException, match="name different files"):
+        await call(vscode, "ctx/construct", {"path": "auth/tokens.py", "target": {
+            "path": "billing/pricing.py", "symbol": "compute_line_total"}})
+    sk = await call(vscode, "ctx/skeleton", {"target": {"path": "billing/pricing.py",
+                                                        "symbol": "compute_line_total"}})
+    assert sk["path"] == "billing/pricing.py" and sk["target"] == "compute_line_total"
+
+
 FILLER = "".join(f"    def helper_{i}(self) -> int:\n        x = {i}\n        y = x * 2\n"
                  f"        return x + y\n\n" for i in range(50))
 METER = (

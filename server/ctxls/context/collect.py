@@ -32,12 +32,14 @@ from ctxls.context.live import core, live_and_retrieved
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
 from ctxls.index.resolve import Dependency, FileInfo, dependencies
+from ctxls.paths import target_file
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.skeleton import render, window
 from ctxls.syntax.symbols import enclosing, first_mention
 
 INTENTS = ("edit", "rename", "state", "review")
+ASKED = "`target.symbol`, `target.position` or `target.line`"
 
 
 def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
@@ -46,15 +48,15 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
                             f"`{params.intent}`")
     if params.ceiling is not None and params.ceiling < MIN_CEILING:
         raise InvalidParams(f"`ceiling` must be at least {MIN_CEILING} tokens")
-    uri = params.text_document.uri if params.text_document else None
-    if not uri and not params.path:
-        raise InvalidParams("name the target's file: `path` or `textDocument.uri`")
-    v = snap.view(snap.locate(path=params.path, uri=uri))
+    path, uri = target_file(params)
+    if not uri and not path:
+        raise InvalidParams("name the target's file: `path`, `textDocument.uri` or "
+                            "`target.path`")
+    v = snap.view(snap.locate(path=path, uri=uri))
     target = params.target or p.Target()
     if v.outline is None:
         return _without_outline(snap, params, v, target)
-    decl = snap.declaration(v, target.symbol, target.position, target.line,
-                            "`target.symbol` or `target.position`")
+    decl = snap.declaration(v, target.symbol, target.position, target.line, ASKED)
     out = Collected()
     out.target = f"{v.loc.path}::{decl.qualname}"
     out.notes.extend(v.notes)
@@ -212,7 +214,7 @@ def _without_outline(snap: Snapshot, params: p.ConstructParams, v: View, target:
                                 f"`{target.symbol}`")
         row = hit
     else:
-        raise InvalidParams("give `target.symbol` or `target.position`")
+        raise InvalidParams(f"give {ASKED}")
     r = window(v.lines, row, v.marker, why, snap.options.skeleton(True))
     out = Collected()
     out.target = f"{v.loc.path}:{row + 1}"

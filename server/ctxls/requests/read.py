@@ -29,6 +29,10 @@ def skeleton(snap: Snapshot, params: p.SkeletonParams) -> p.SkeletonResult:
     decl: Decl | None = None
     rendering: Rendering | None = None
     row = v.row(target.position) if target.position is not None else None
+    if row is None and target.line is not None:  # without a symbol, a line is a position
+        if target.line < 1:
+            raise InvalidParams(f"`target.line` is 1-based; {target.line} is before line 1")
+        row = target.line - 1
     if v.outline is None:
         why = ("unsupported-language" if v.lang is None
                else v.notes[0] if v.notes else "no-parse")
