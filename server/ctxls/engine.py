@@ -35,6 +35,7 @@ from ctxls.context import window
 from ctxls.errors import NotInitialized
 from ctxls.index import lifeline
 from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
+from ctxls.paths import target_file
 from ctxls.policy import POLICY_PATH
 from ctxls.requests import chunks, read, refs, search, status
 from ctxls.snapshot import Snapshot
@@ -170,10 +171,8 @@ class Engine:
             await self.index_ready()
         if row.prepare is not None:
             params = row.prepare(self.ws, params)
-        doc = getattr(params, "text_document", None)
-        return await self.answer(lambda snap: row.answer(snap, params),
-                                 getattr(params, "path", None), doc.uri if doc else None,
-                                 row.refs)
+        path, uri = target_file(params)  # read (and indexed again if changed) first
+        return await self.answer(lambda snap: row.answer(snap, params), path, uri, row.refs)
 
     @functools.cached_property
     def requests(self) -> ThreadPoolExecutor:

@@ -232,6 +232,8 @@ BAD: list[tuple[str, dict[str, Any], str]] = [
     ("construct_context", {"path": "billing/pricing.py", "symbol": "compute_line_total",
                            "task": "t", "ceiling": 10}, "`ceiling` must be at least 256"),
     ("read_symbol", {"path": "billing/nope.py", "name": "x"}, "does not exist"),
+    ("read_symbol", {"path": "tokens.py", "name": "refresh_token"},
+     "tokens.py does not exist in the workspace; did you mean auth/tokens.py"),
     ("run_tests", {}, "there is no tool `run_tests`; the tools are construct_context"),
 ]
 
