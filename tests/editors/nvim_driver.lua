@@ -156,11 +156,18 @@ local function headless()
       return
     end
     to_source()
+    vim.api.nvim_win_set_cursor(0, plan.name_cursor)
     vim.cmd("messages clear")
     local ev = run("CtxlsPage " .. plan.task)
     assert(ev.ok, "page failed: " .. tostring(ev.error))
     out.page = { params = last_params(), path = require("ctxls.commands").last_page,
                  messages = vim.api.nvim_exec2("messages", { output = true }).output }
+  end)
+  step("status", function()
+    to_source()
+    vim.cmd("messages clear")
+    assert(run("CtxlsStatus").ok, "status failed")
+    out.status_message = vim.api.nvim_exec2("messages", { output = true }).output
   end)
   step("health", function()
     to_source()

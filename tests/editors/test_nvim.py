@@ -94,7 +94,7 @@ def make_plan(root: Path, out: Path, mode: str) -> dict[str, Any]:
         "unicode_file": "unicode_names.py",
         # on `owner`, after an em dash and CJK: bytes, UTF-16 units and code points differ
         "unicode_cursor": [unicode_line, len(text[:text.index("self.owner") + 5].encode())],
-        "page": False,
+        "page": True,
     }
 
 
@@ -130,6 +130,7 @@ async def server_answers(root: Path, out: dict[str, Any]) -> dict[str, Any]:
             got["read_error"] = err.message
         got["read"] = await ctx.request("ctx/readSymbol", out["read"]["params"])
         got["skeleton"] = await ctx.request("ctx/skeleton", out["skeleton"]["params"])
+        got["page"] = await ctx.request("ctx/page", out["page"]["params"])
     return got
 
 
@@ -266,6 +267,30 @@ def test_skeleton_at_a_position_in_the_negotiated_encoding(run: Run) -> None:
     assert sk["lines"][0].startswith(f"# skeleton: unicode_names.py ({expected['mode']}, ")
     body = item_lines(expected["text"])
     assert sk["lines"][3:3 + len(body)] == body
+
+
+def test_page_is_written_to_a_file_and_named(run: Run) -> None:
+    page, expected = run.out["page"], run.server["page"]
+    on_name = {"position": {"line": run.plan["name_cursor"][0] - 1, "character": 4}}
+    assert page["params"] == {**run.out["window1"]["params"], "target": on_name}
+    path = Path(page["path"])
+    assert path.suffix == ".html" and not path.is_relative_to(run.root)
+    html = path.read_text("utf-8")  # still there after nvim quit
+    shutil.rmtree(path.parent)
+    assert path.name == "billing_pricing.py_compute_line_total.html"
+    assert html == expected["html"]
+    assert 'data-target="billing/pricing.py::compute_line_total"' in expected["html"]
+    # headless: nothing to open it with, so the path is reported instead
+    assert (f"ctxls: page for {expected['target']} ({expected['tokenCount']} of {CEILING} "
+            f"tokens): {path}") in page["messages"]
+
+
+def test_status_says_how_far_the_index_is(run: Run) -> None:
+    st = run.out["status"]  # what the plugin's wait_ready got from ctx/status {wait: true}
+    assert not st["scanning"] and st["indexed"] >= 15
+    assert run.out["status_message"] == (
+        f"ctxls: ready, {st['indexed']} of {st['files']} files indexed (0 from the cache), "
+        f"{len(st['skipped'])} skipped")
 
 
 def test_checkhealth_reports_the_server_command_and_the_client(run: Run) -> None:

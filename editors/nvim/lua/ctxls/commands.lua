@@ -120,6 +120,17 @@ function M.window(args)
   end)
 end
 
+local page_dir
+
+-- A file under the system's temp folder, not nvim's tempname(): nvim deletes that folder
+-- when it exits, and the browser vim.ui.open started may not have read the page by then.
+-- One folder a session, one file a target (a second page of it replaces the first).
+local function page_path(target)
+  local template = vim.fs.joinpath(vim.uv.os_tmpdir(), "ctxls-XXXXXX")
+  page_dir = page_dir or assert(vim.uv.fs_mkdtemp(template))
+  return vim.fs.joinpath(page_dir, (target:gsub("[^%w._-]+", "_")) .. ".html")
+end
+
 function M.page(args)
   local bufnr, win = vim.api.nvim_get_current_buf(), vim.api.nvim_get_current_win()
   local c = client.require(bufnr)
@@ -130,7 +141,7 @@ function M.page(args)
   with_task(args, "page", function(task)
     params.task = task
     client.request("page", bufnr, "ctx/page", params, function(result)
-      local path = vim.fn.tempname() .. ".html"
+      local path = page_path(result.target)
       local f = assert(io.open(path, "w"))
       f:write(result.html)
       f:close()
