@@ -59,11 +59,16 @@ function M.show(kind, name, lines)
 end
 
 local function set_virtual_text(bufnr, row, result)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
   vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
-  if not M.config.virtual_text or not vim.api.nvim_buf_is_valid(bufnr) then
+  if not M.config.virtual_text then
     return
   end
   local text = ("ctx %d/%d tokens"):format(result.tokenCount, result.ceiling)
+  -- the answer is asynchronous: lines may have gone meanwhile
+  row = math.min(row, vim.api.nvim_buf_line_count(bufnr) - 1)
   vim.api.nvim_buf_set_extmark(bufnr, ns, row, 0, {
     virt_text = { { text, "Comment" } }, virt_text_pos = "eol", hl_mode = "combine",
   })
