@@ -265,6 +265,10 @@ class ConstructParams:
     reservations: dict[str, int] | None = None  # tokens per role, overriding the shares
     encoding: str | None = None
     query: str | None = None  # fill `retrieved` from ctx/search instead
+    # For measuring what each rule earns: kinds of evidence left out of the pool, as
+    # `role:tests`, `relation:available`, `source:06`, or renderings not offered, as
+    # `rendering:verbatim` (an item left with none keeps its cheapest).
+    ablate: list[str] = attrs.Factory(list)
     # Wait for the initial scan first (at most the `indexWait` option's seconds): a window
     # built on a half-built index lacks call sites and tests.
     wait_for_index: bool = True

@@ -405,3 +405,20 @@ async def test_a_target_no_test_calls_gets_its_modules_own_test(vscode: Language
     direct = await construct(vscode, path="billing/pricing.py",
                              target={"symbol": "split_evenly"}, task="x", ceiling=8000)
     assert not any("module's own tests" in w["provenance"] for w in direct["window"])
+
+
+async def test_ablation_flags_take_out_what_they_name(vscode: LanguageClient) -> None:
+    """What each rule earns is measured by leaving it out: a role, a relation, a source."""
+    base = {"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+            "task": "Bulk tiers should stack with coupons", "ceiling": 6000}
+    full = await construct(vscode, **base)
+    assert {"tests", "call_sites"} <= {w["role"] for w in full["window"]}
+    for flag, gone in (("role:tests", lambda w: w["role"] == "tests"),
+                       ("source:06", lambda w: w["role"] in ("tests", "call_sites")),
+                       ("relation:available",
+                        lambda w: w["provenance"].startswith("03: the other names"))):
+        cut = await call(vscode, "ctx/construct", {**base, "ablate": [flag]})
+        assert not any(gone(w) for w in cut["window"]), flag
+        assert cut["tokenCount"] < full["tokenCount"], flag
+    with pytest.raises(Exception, match="`ablate` entries are"):
+        await call(vscode, "ctx/construct", {**base, "ablate": ["tests"]})

@@ -68,7 +68,7 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     shown = _target(snap, out, v, info, decl, deps)
     _class_context(snap, out, v, info, decl, shown)
     _obligation_targets(snap, out, params, v)
-    interfaces(snap, out, v, info, decl, deps, file_words)
+    interfaces(snap, out, v, info, decl, deps, file_words, params.task)
     impact(snap, out, params, v, info, decl)
     if params.intent == "state" and info is not None:
         for d in _state_methods(v, decl):

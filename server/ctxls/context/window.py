@@ -22,7 +22,8 @@ from ctxls.context.limits import DEFAULT_CEILING, MAX_ITEMS
 from ctxls.context.model import Evidence, Text
 from ctxls.context.page import render as render_page
 from ctxls.context.rank import Ranked, RankingConfig, rank
-from ctxls.context.relations import ROLES
+from ctxls.context.relations import RELATIONS, ROLES
+from ctxls.errors import InvalidParams
 from ctxls.requests import search
 from ctxls.snapshot import Snapshot, View
 from ctxls.tokens import tokenizer
@@ -40,6 +41,8 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
     encoding = params.encoding or snap.options.encoding
     count = tokenizer(encoding).count
     got = collect(snap, params)
+    if params.ablate:
+        got.items = ablated(got.items, params.ablate)
     # The request wins; then the repository's policy; then the defaults.
     policy = snap.policy(snap.locate(path=got.target.rsplit("::", 1)[0]).root)
     ceiling = params.ceiling or policy.first_turn_ceiling or DEFAULT_CEILING
@@ -115,6 +118,30 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                 else "the residue is empty"),
             latency_ms=built.ranking.latency_ms if built.ranking else None,
             usage=built.ranking.usage if built.ranking else None))
+
+
+def ablated(items: list[Evidence], flags: list[str]) -> list[Evidence]:
+    """The pool without the evidence the flags name (see ``ConstructParams.ablate``)."""
+    drop: dict[str, set[str]] = {"role": set(), "relation": set(), "source": set(),
+                                 "rendering": set()}
+    for flag in flags:
+        what, _, name = flag.partition(":")
+        if what not in drop or not name:
+            raise InvalidParams(f"`ablate` entries are role:, relation:, source: or "
+                                f"rendering: and a name, not `{flag}`")
+        drop[what].add(name)
+    out = []
+    for e in items:
+        row = RELATIONS[e.relation]
+        if row.role in drop["role"] or e.relation in drop["relation"] or (
+                e.source in drop["source"]):
+            continue
+        kept = {k: t for k, t in e.renderings.items() if k not in drop["rendering"]}
+        if kept != e.renderings:
+            cheapest = min(e.renderings, key=lambda k: len(e.renderings[k].text))
+            e = attrs.evolve(e, renderings=kept or {cheapest: e.renderings[cheapest]})
+        out.append(e)
+    return out
 
 
 def page(snap: Snapshot, params: p.ConstructParams) -> p.PageResult:
