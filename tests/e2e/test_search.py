@@ -105,3 +105,24 @@ async def test_the_search_index_is_built_after_the_scan_unless_told_not_to(tmp_p
         assert not lazy["searchReady"] and lazy["searchIndexed"] == 0
         found = await ctx.request("ctx/search", {"query": "helper_17"})
         assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40
+
+
+async def test_declarations_the_task_names_are_retrieved(workspace: Path) -> None:
+    """Identifiers in the task text (`ShardedLRUCache`, `round_half_even`) are looked up as
+    declarations once the search index is built; prose words are not."""
+    async with await CtxClient.start(workspace, wait_for_index=True) as ctx:
+        assert (await search_ready(ctx))["searchReady"]
+        base = {"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+                "ceiling": 8000}
+        r = await ctx.request("ctx/construct", {
+            **base, "task": "Cache prices in a ShardedLRUCache and use round_half_even"})
+        got = {(w["path"], w["symbol"]) for w in r["window"]
+               if "by `task: " in w["provenance"]}
+        assert got == {("billing/cache.py", "ShardedLRUCache"),
+                       ("billing/money.py", "round_half_even")}
+        prose = await ctx.request("ctx/construct", {**base, "task": "Cache prices in shards"})
+        assert not any("by `task: " in w["provenance"] for w in prose["window"])
+        # An explicit query is the agent's choice: the task is not searched then.
+        asked = await ctx.request("ctx/construct", {
+            **base, "task": "Use ShardedLRUCache", "query": "discount"})
+        assert not any("by `task: " in w["provenance"] for w in asked["window"])

@@ -37,5 +37,6 @@ SECOND_HOP = 8  # callers whose own callers the digest counts (each is a referen
 
 # The agent's own retrieval and the one ranking call
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`
+TASK_NAMES = 6  # identifiers of the task looked up as declarations (when search is ready)
 MAX_RESIDUE = 32  # the ranking call fires only for a residue this small
 MAX_SIGNATURE = 400  # characters of a candidate's signature in the ranking prompt

@@ -8,10 +8,11 @@ import re
 
 from ctxls import protocol as p
 from ctxls.context.items import Collected, cut, name_line, sig_rows
-from ctxls.context.limits import SEARCH_HITS
+from ctxls.context.limits import SEARCH_HITS, TASK_NAMES
 from ctxls.context.model import Evidence, Text
 from ctxls.context.relations import LIVE_KINDS
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
+from ctxls.index.search import IDENT
 from ctxls.requests.search import hits as search_hits
 from ctxls.snapshot import Snapshot
 from ctxls.syntax.symbols import resolve
@@ -67,11 +68,30 @@ def live_and_retrieved(snap: Snapshot, out: Collected, params: p.ConstructParams
         top = max((score for _, score in found), default=1.0) or 1.0
         retrieved += [p.RetrievedHit(h.path, h.symbol, score=round(score / top, 3),
                                      query=params.query) for h, score in found if h.symbol]
+    if not params.query and not params.retrieved and snap.search_ready:
+        retrieved += task_names(snap, params.task)
     for i, hit in enumerate(retrieved):
         try:
             items.append(_retrieved(snap, hit))
         except CtxError as exc:
             out.notes.append(f"retrieved[{i}] {hit.path}: {exc.message}")
+
+
+def task_names(snap: Snapshot, task: str) -> list[p.RetrievedHit]:
+    """Declarations the task names exactly (``TooManyRedirects``, ``parse_header``): the
+    identifiers in it that no prose word looks like, found through the search index."""
+    seen: dict[str, None] = {}
+    for ident in IDENT.findall(task):
+        if len(ident) >= 4 and ("_" in ident.strip("_") or any(c.isupper() for c in ident[1:])):
+            seen.setdefault(ident)
+    found: dict[tuple[str, str], str] = {}
+    for ident in list(seen)[:TASK_NAMES]:
+        for h in search_hits(snap, ident, 5):
+            parts = (h.symbol or "").split(".")
+            if ident in parts:  # the declaration itself, or a member of it: the class
+                found.setdefault((h.path, ".".join(parts[: parts.index(ident) + 1])), ident)
+    return [p.RetrievedHit(path, symbol, score=1.0, query=f"task: {ident}")
+            for (path, symbol), ident in found.items()]
 
 
 def _retrieved(snap: Snapshot, hit: p.RetrievedHit) -> Evidence:
