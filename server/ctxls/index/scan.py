@@ -77,7 +77,19 @@ def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: 
 
 
 def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    """The patterns of one ignore file. A line git would not take (a lone ``!``) is skipped,
+    as git skips it: one bad line must not lose the whole scan."""
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:  # (pathspec's pattern error is one)
+        good = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except ValueError:
+                continue
+            good.append(line)
+        return pathspec.GitIgnoreSpec.from_lines(good)
 
 
 class Ignores:
