@@ -1,14 +1,15 @@
 # Two commands do all the set-up on a fresh machine (Python 3.11 + make):
 #   make demo   install into .venv, then build a context window and print a skeleton and a
 #               symbol from the example workspace
-#   make test   install into .venv, then lint, type-check and run the whole test suite
+#   make test   install into .venv (and what the tests need from Debian when missing), then
+#               lint, type-check and run the whole test suite
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXAMPLE := examples/workspace
 
-.PHONY: install demo test lint bench clean
+.PHONY: install deps demo test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +30,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check server client tests bench
 	$(BIN)/mypy
 
-test: lint
+deps:
+	sh scripts/test-deps.sh
+
+test: lint deps
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

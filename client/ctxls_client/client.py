@@ -230,6 +230,14 @@ class CtxClient:
             acceptance_criteria=acceptance_criteria or [], live=live or [],
             retrieved=retrieved or [], reservations=reservations), p.DecisionContext)
 
+    async def page(self, path: str | os.PathLike[str], symbol: str, *, task: str = "",
+                   intent: str = "edit", ceiling: int | None = None,
+                   line: int | None = None) -> p.PageResult:
+        """The window for ``symbol`` as a self-contained HTML page (``ctx/page``)."""
+        return await self._call(p.PAGE, p.ConstructParams(
+            path=self._where(path), target=p.Target(symbol=symbol, line=line), task=task,
+            intent=intent, ceiling=ceiling), p.PageResult)
+
     async def chunks(self, path: str | os.PathLike[str] | None = None, *,
                      max_tokens: int = 8192, include_text: bool = True) -> p.ChunksResult:
         """Symbol chunks with their lineage, of one file or of the whole index."""

@@ -86,6 +86,11 @@ async def _run(args: argparse.Namespace) -> int:
                     print(f"# {result.target}: {result.token_count} of {result.ceiling} tokens, "
                           f"{len(result.window)} items, {len(result.omitted)} omitted",
                           file=sys.stderr)
+                if args.html:  # the page the editors preview, from the same result
+                    from ctxls.context.page import render
+
+                    Path(args.html).write_text(render(result), encoding="utf-8")
+                    print(f"# page written to {args.html}", file=sys.stderr)
             else:
                 await client.status(wait=True)
                 found: Any
@@ -273,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     cs.add_argument("--intent", default="edit", choices=("edit", "rename", "state", "review"))
     cs.add_argument("--ceiling", type=int, default=None,
                     help="hard token ceiling (default: the policy's, else 24000)")
+    cs.add_argument("--html", metavar="FILE", help="also write the window as an HTML page")
 
     ch = sub.add_parser("chunks", help="symbol chunks with their lineage (for an index)")
     ch.add_argument("paths", nargs="*", help="files (default: the whole workspace)")

@@ -73,6 +73,8 @@ REQUESTS = [
     Request(p.DEPENDENCIES, p.SymbolParams, refs.dependencies, refs=True),
     Request(p.CONSTRUCT, p.ConstructParams, window.construct, refs=True,
             prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
+    Request(p.PAGE, p.ConstructParams, window.page, refs=True,
+            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
     Request(p.CHUNKS, p.ChunksParams, chunks.chunks),
     Request(p.STATS, p.StatsParams, chunks.stats),
     Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare),

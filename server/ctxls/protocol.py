@@ -352,6 +352,20 @@ class DecisionContext:
     complete: bool  # built on the whole index: every call site and test could be found
 
 
+PAGE = "ctx/page"  # params: ConstructParams
+
+
+@attrs.define
+class PageResult:
+    """One window as a self-contained HTML page, with the figures a status bar shows."""
+
+    html: str
+    target: str
+    token_count: int
+    ceiling: int
+    complete: bool
+
+
 CHUNKS = "ctx/chunks"
 
 

@@ -373,3 +373,35 @@ async def test_an_overloaded_dependency_shows_its_implementation(vscode: Languag
     r = await construct(vscode, path="billing/use.py", target={"symbol": "total"})
     rows = shown_rows(r, "billing/conv.py")
     assert {4, 11} <= rows and 8 not in rows  # the first stub and the implementation
+
+
+async def test_a_target_no_test_calls_gets_its_modules_own_test(vscode: LanguageClient
+                                                                ) -> None:
+    """No test calls `prorate`; tests/test_pricing.py (named after the module) still shows
+    how this repository tests pricing: its test naming the most of the module's top-level
+    declarations (by ``ast``) is shown whole."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "workspace"
+    module = ast.parse((root / "billing/pricing.py").read_text())
+    names = {n.name for n in module.body
+             if isinstance(n, ast.FunctionDef | ast.ClassDef)} | {
+        t.id for n in module.body if isinstance(n, ast.Assign | ast.AnnAssign)
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)}
+    tests = ast.parse((root / "tests/test_pricing.py").read_text())
+    assert not any(isinstance(c, ast.Call) and getattr(c.func, "id", "") == "prorate"
+                   for c in ast.walk(tests))
+    scored = [(len(names & {x.id for x in ast.walk(fn) if isinstance(x, ast.Name)}),
+               -fn.lineno, fn.name) for fn in tests.body if isinstance(fn, ast.FunctionDef)]
+    best = max(scored)[2]
+    result = await construct(vscode, path="billing/pricing.py", target={"symbol": "prorate"},
+                             task="Prorate by the hour", ceiling=8000)
+    shown = [w for w in result["window"] if w["role"] == "tests" and w["symbol"] == best]
+    assert shown and shown[0]["rendering"] == "verbatim", [
+        (w["symbol"], w["rendering"]) for w in result["window"] if w["role"] == "tests"]
+    assert "module's own tests" in shown[0]["provenance"]
+    # A target that tests do call keeps its direct test as the one shown whole.
+    direct = await construct(vscode, path="billing/pricing.py",
+                             target={"symbol": "split_evenly"}, task="x", ceiling=8000)
+    assert not any("module's own tests" in w["provenance"] for w in direct["window"])

@@ -9,6 +9,8 @@ for them come along. Under intent ``rename`` the item is every reference, one pe
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from ctxls import protocol as p
@@ -162,6 +164,19 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
                      if setup else item)
     if direct:  # one body shows how this repository builds fixtures and asserts
         out.exemplars.add(max(direct)[2])
+    else:  # no test calls it: the module's own tests still show how they are written
+        own = _module_test(snap, v, [h.key for h in importers])
+        if own is not None and f"{own[0].loc.path}::{own[1].qualname}" not in seen_tests:
+            tv, td, why = own
+            key = f"{tv.loc.path}::{td.qualname}"
+            items.append(Evidence(
+                relation="test", provenance=f"06: the module's own tests ({why}); no test "
+                "calls the target, this one is closest to it",
+                renderings={"verbatim": cut(snap, tv, [(td.span.start_row, td.span.last_row)]),
+                            "name": name_line(tv, td, f" — {_expectation(tv, td)}")},
+                path=tv.loc.path, symbol=td.qualname,
+                rows=(td.span.start_row, td.span.last_row), key=key))
+            out.exemplars.add(key)
     for short, full in named.items():  # named tests the import graph did not reach
         if any(k.endswith(f"::{short}") or k.endswith(f".{short}") for k in seen_tests):
             continue
@@ -180,6 +195,43 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
                         "name": name_line(tv, nd, f" — {_expectation(tv, nd)}")},
             path=tv.loc.path, symbol=nd.qualname, rows=(nd.span.start_row, nd.span.last_row),
             key=f"{tv.loc.path}::{nd.qualname}"))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _module_test(snap: Snapshot, v: View, importers: list[str]) -> tuple[View, Decl, str] | None:
+    """The test file of the target's module, by the language's test-file names filled with
+    the module's name (``test_*.py`` -> ``test_tokens.py``), else the first test file that
+    imports it; and in it the test that names the most of the module's declarations."""
+    if v.lang is None or v.outline is None:
+        return None
+    stem = v.loc.path.rsplit("/", 1)[-1].split(".")[0]
+    names = {pat.replace("*", stem) for pat in v.lang.test_files if "*" in pat}
+    found: list[tuple[str, str]] = [
+        (key, "named after it") for key, entry in snap.entries()
+        if entry.language == v.lang.name and key.rsplit("/", 1)[-1] in names]
+    found += [(key, "imports it") for key in importers if key not in dict(found)]
+    module_names = {d.name for d in v.outline.decls if not d.parents}
+    for key, why in found:
+        try:
+            tv = snap.view_at(key)
+        except CtxError:
+            continue
+        if tv.outline is None:
+            continue
+        scored = []
+        for d in tv.outline.decls:
+            if d.kind not in ("function", "method"):
+                continue
+            words = set(_WORD.findall(" ".join(tv.lines[d.span.start_row : d.span.last_row + 1])))
+            hits = len(module_names & words)
+            if hits:
+                scored.append((hits, _params(tv, d), -d.span.start_row, d))
+        if scored:
+            best = max(scored, key=lambda x: x[:3])
+            return tv, best[3], f"{tv.loc.path}, {why}"
+    return None
 
 
 def _expectation(v: View, d: Decl) -> str:

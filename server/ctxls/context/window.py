@@ -20,6 +20,7 @@ from ctxls.context.compress import terms
 from ctxls.context.construct import build
 from ctxls.context.limits import DEFAULT_CEILING, MAX_ITEMS
 from ctxls.context.model import Evidence, Text
+from ctxls.context.page import render as render_page
 from ctxls.context.rank import Ranked, RankingConfig, rank
 from ctxls.context.relations import ROLES
 from ctxls.requests import search
@@ -114,6 +115,13 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                 else "the residue is empty"),
             latency_ms=built.ranking.latency_ms if built.ranking else None,
             usage=built.ranking.usage if built.ranking else None))
+
+
+def page(snap: Snapshot, params: p.ConstructParams) -> p.PageResult:
+    """``ctx/page``: the window of ``ctx/construct`` as the page editors preview."""
+    ctx = construct(snap, params)
+    return p.PageResult(html=render_page(ctx), target=ctx.target, token_count=ctx.token_count,
+                        ceiling=ctx.ceiling, complete=ctx.complete)
 
 
 def ranking_config(options: Options) -> RankingConfig | None:
