@@ -29,6 +29,7 @@ SERVER_TESTS = [
     "shows the skeleton with the declaration at the cursor in full",
     "reads a symbol by qualified name",
     "turns a misspelled symbol into the message the extension shows",
+    "shows the server page in a webview with every item and the token count",
 ]
 
 
