@@ -1,8 +1,9 @@
 """The VS Code extension (editors/vscode): its Node tests against a real `ctxls serve` from
 this checkout, then the .vsix it packages.
 
-VS Code itself cannot run here, so the extension's logic that needs no `vscode` module is
-what runs (request params, renderings, the webview html); `tsc` type-checks the rest.
+VS Code itself cannot be downloaded here, so the Node tests run the extension's commands
+with stand-ins for the `vscode` module and the LanguageClient, and its pure modules (params,
+renderings, the webview html) directly; `tsc` type-checks all of it against @types/vscode.
 """
 
 from __future__ import annotations
@@ -20,8 +21,16 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXT = REPO / "editors" / "vscode"
-# Node tests that talk to the server (editors/vscode/src/test/server.test.ts).
+# Node tests that talk to the server: the extension's own commands in a stand-in VS Code
+# (src/test/extension.test.ts), and its params and renderings (src/test/server.test.ts).
 SERVER_TESTS = [
+    "starts the server from the settings, with their initializationOptions",
+    "shows the window at the cursor as the server page, and its figures in the status bar",
+    "shows the window as Markdown, with the intent the setting names",
+    "shows the skeleton with the declaration at the cursor in full",
+    "reads a symbol, offering the word at the cursor",
+    "shows the server's message for a misspelled symbol, once",
+    "restarts the server when what it is started with changes",
     "negotiates UTF-16 positions, which is what VS Code sends",
     "builds the window at the cursor and renders every item, the figures and the omissions",
     "sends the intent and ceiling settings to the server",

@@ -78,8 +78,9 @@ function withTimeout<R>(p: Promise<R>, what: string, stderr: () => string): Prom
 export async function startServer(
   root: string,
   initializationOptions: Record<string, unknown> = {},
+  { cmd = serverCommand(), waitForScan = true }: { cmd?: string[]; waitForScan?: boolean } = {},
 ): Promise<Session> {
-  const [command, ...args] = serverCommand();
+  const [command, ...args] = cmd;
   // The persistent index goes to a temp cache, never the user's (nor the workspace).
   const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxls-vscode-cache-'));
   const proc: ChildProcess = spawn(command, args, {
@@ -123,7 +124,7 @@ export async function startServer(
     initializationOptions,
   });
   await connection.sendNotification('initialized', {});
-  await request('ctx/status', { wait: true });
+  if (waitForScan) await request('ctx/status', { wait: true });
 
   return {
     root,
