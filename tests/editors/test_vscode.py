@@ -30,6 +30,7 @@ SERVER_TESTS = [
     "shows the skeleton with the declaration at the cursor in full",
     "reads a symbol, offering the word at the cursor",
     "shows the server's message for a misspelled symbol, once",
+    "drops a window whose request was cancelled, without an error",
     "restarts the server when what it is started with changes",
     "negotiates UTF-16 positions, which is what VS Code sends",
     "builds the window at the cursor and renders every item, the figures and the omissions",

@@ -150,11 +150,19 @@ function cursor(): { editor: vscode.TextEditor; uri: string; position: Position 
   };
 }
 
-/** A server request with a cancellable progress notification; undefined when cancelled. */
-async function request<R>(title: string, method: string, params: unknown): Promise<R | undefined> {
+/** A server request under a progress indicator; undefined when cancelled. A window can wait
+ * for the scan (up to indexWait, 10 s), so it gets a notification with a Cancel button;
+ * reads of one file answer in milliseconds and only spin in the status bar. */
+async function request<R>(
+  title: string,
+  method: string,
+  params: unknown,
+  slow = false,
+): Promise<R | undefined> {
   const c = runningClient();
+  const location = slow ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window;
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    { location, title, cancellable: slow },
     async (_progress, token) => {
       const result = await c.sendRequest<R>(method, params, token);
       // The client answers a cancelled request with no value instead of an error.
@@ -198,7 +206,7 @@ async function askTask(context: vscode.ExtensionContext): Promise<string | undef
 }
 
 async function showMarkdownWindow(params: unknown): Promise<void> {
-  const ctx = await request<DecisionContext>('ctxls: building the context window', 'ctx/construct', params);
+  const ctx = await request<DecisionContext>('ctxls: building the context window', 'ctx/construct', params, true);
   if (ctx === undefined) return;
   showStatus(ctx);
   const { path: file, symbol } = splitTarget(ctx.target);
@@ -234,7 +242,7 @@ async function showWindow(context: vscode.ExtensionContext, view: WindowView): P
   }
   let page: PageResult | undefined;
   try {
-    page = await request<PageResult>('ctxls: building the context window', 'ctx/page', params);
+    page = await request<PageResult>('ctxls: building the context window', 'ctx/page', params, true);
   } catch (err) {
     // A server older than ctx/page still builds windows: show the Markdown document.
     if ((err as { code?: unknown }).code !== METHOD_NOT_FOUND) throw err;
@@ -252,7 +260,7 @@ async function openWindowAsPage(context: vscode.ExtensionContext): Promise<void>
   const task = await askTask(context);
   if (task === undefined) return;
   const params = constructParams(uri, position, task, settings());
-  const page = await request<PageResult>('ctxls: building the page', 'ctx/page', params);
+  const page = await request<PageResult>('ctxls: building the page', 'ctx/page', params, true);
   if (page === undefined) return;
   showStatus(page);
   // The temp folder, never the workspace: nothing of ctxls writes into a user's sources.

@@ -178,6 +178,34 @@ describe('the extension in a stand-in VS Code', () => {
     assert.deepEqual(recorded.errors, []);
   });
 
+  it('builds windows under a cancellable notification and reads under a status bar spinner', async () => {
+    cursorInComputeLineTotal();
+    const shown = recorded.progress.length;
+    inputAnswers.push('t');
+    await runCommand('ctxls.showWindow');
+    await runCommand('ctxls.showSkeleton');
+    assert.deepEqual(
+      recorded.progress.slice(shown).map((p) => [p.location, p.cancellable]),
+      [
+        [15, true], // ProgressLocation.Notification
+        [10, false], // ProgressLocation.Window
+      ],
+    );
+  });
+
+  it('drops a window whose request was cancelled, without an error', async () => {
+    cursorInComputeLineTotal();
+    const html = recorded.panels[0].webview.html;
+    const status = recorded.statusItems[0].text;
+    state.cancelNextProgress = true;
+    inputAnswers.push('A task whose window is cancelled');
+    await runCommand('ctxls.showWindow');
+    assert.equal(state.cancelNextProgress, false, 'the request was not made under a cancellable progress');
+    assert.deepEqual(recorded.errors, []);
+    assert.equal(recorded.panels[0].webview.html, html);
+    assert.equal(recorded.statusItems[0].text, status);
+  });
+
   it('refuses editors that are not files on disk, and no editor at all', async () => {
     state.activeTextEditor = {
       document: textDocument(new Uri('untitled', 'Untitled-1'), 'x = 1\n'),

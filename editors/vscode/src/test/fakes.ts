@@ -7,6 +7,8 @@ import * as fs from 'node:fs';
 import Module = require('node:module');
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { CancellationToken, CancellationTokenSource, ResponseError } from 'vscode-jsonrpc/node';
+
 import { Session, startServer } from './harness';
 
 type Listener<T> = (e: T) => unknown;
@@ -123,6 +125,7 @@ export const recorded = {
   panels: [] as Panel[],
   statusItems: [] as StatusBarItem[],
   opened: [] as string[],
+  progress: [] as { location: number; title: string; cancellable: boolean }[],
   output: [] as string[],
 };
 
@@ -130,6 +133,9 @@ export const recorded = {
 export const inputAnswers: (string | undefined)[] = [];
 export const settings: Record<string, unknown> = {};
 export const state = {
+  /** The next cancellable progress is cancelled as soon as its task starts (the user's
+   * Cancel button). */
+  cancelNextProgress: false,
   activeTextEditor: undefined as unknown,
   workspaceFolders: undefined as { uri: Uri; name: string }[] | undefined,
 };
@@ -194,8 +200,19 @@ export const vscode = {
       recorded.errors.push(message);
       return undefined;
     },
-    withProgress: async <R>(_o: unknown, task: (p: unknown, t: unknown) => Promise<R>): Promise<R> =>
-      task({ report: () => undefined }, { isCancellationRequested: false, onCancellationRequested: () => disposable }),
+    withProgress: async <R>(
+      options: { location: number; title: string; cancellable?: boolean },
+      task: (p: unknown, t: CancellationToken) => Promise<R>,
+    ): Promise<R> => {
+      recorded.progress.push({ location: options.location, title: options.title, cancellable: options.cancellable === true });
+      const source = new CancellationTokenSource();
+      const running = task({ report: () => undefined }, source.token);
+      if (options.cancellable && state.cancelNextProgress) {
+        state.cancelNextProgress = false;
+        source.cancel();
+      }
+      return running;
+    },
     showTextDocument: async (doc: FakeDocument) => {
       recorded.shown.push({ uri: doc.uri.toString(), text: doc.getText() });
       return {};
@@ -281,9 +298,16 @@ export class FakeLanguageClient {
     return this.session !== undefined && this.exitCode === undefined;
   }
 
-  sendRequest<R>(method: string, params: unknown): Promise<R> {
+  /** Cancelling the token sends $/cancelRequest; the server's -32800 for a request the
+   * caller cancelled becomes no value, as vscode-languageclient 9 answers it. */
+  async sendRequest<R>(method: string, params: unknown, token?: CancellationToken): Promise<R | undefined> {
     if (this.session === undefined) throw new Error('not started');
-    return this.session.request<R>(method, params);
+    try {
+      return await this.session.request<R>(method, params, token);
+    } catch (err) {
+      if (err instanceof ResponseError && err.code === -32800 && token?.isCancellationRequested) return undefined;
+      throw err;
+    }
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  CancellationToken,
   createMessageConnection,
   MessageConnection,
   StreamMessageReader,
@@ -59,7 +60,7 @@ export interface Session {
   connection: MessageConnection;
   initializeResult: { capabilities: { positionEncoding?: string } };
   notifications: { method: string; params: unknown }[];
-  request<R>(method: string, params: unknown): Promise<R>;
+  request<R>(method: string, params: unknown, token?: CancellationToken): Promise<R>;
   stderr(): string;
   close(): Promise<number | null>;
 }
@@ -110,21 +111,37 @@ export async function startServer(
   connection.onRequest(() => null);
   connection.listen();
   const stderr = (): string => err;
-  const request = <R>(method: string, params: unknown): Promise<R> =>
-    withTimeout(Promise.race([connection.sendRequest<R>(method, params), spawnFailed]), method, stderr);
+  const request = <R>(method: string, params: unknown, token?: CancellationToken): Promise<R> =>
+    withTimeout(
+      // vscode-jsonrpc takes every argument that is no token as a param: never pass undefined.
+      Promise.race([
+        token === undefined ? connection.sendRequest<R>(method, params) : connection.sendRequest<R>(method, params, token),
+        spawnFailed,
+      ]),
+      method,
+      stderr,
+    );
 
-  const uri = pathToFileURL(root).href;
-  const initializeResult = await request<Session['initializeResult']>('initialize', {
-    processId: process.pid,
-    clientInfo: { name: 'ctxls-vscode-test' },
-    rootUri: uri,
-    workspaceFolders: [{ uri, name: path.basename(root) }],
-    // What vscode-languageclient 9 offers for positions: UTF-16 only.
-    capabilities: { general: { positionEncodings: ['utf-16'] } },
-    initializationOptions,
-  });
-  await connection.sendNotification('initialized', {});
-  if (waitForScan) await request('ctx/status', { wait: true });
+  let initializeResult: Session['initializeResult'];
+  try {
+    const uri = pathToFileURL(root).href;
+    initializeResult = await request<Session['initializeResult']>('initialize', {
+      processId: process.pid,
+      clientInfo: { name: 'ctxls-vscode-test' },
+      rootUri: uri,
+      workspaceFolders: [{ uri, name: path.basename(root) }],
+      // What vscode-languageclient 9 offers for positions: UTF-16 only.
+      capabilities: { general: { positionEncodings: ['utf-16'] } },
+      initializationOptions,
+    });
+    await connection.sendNotification('initialized', {});
+    if (waitForScan) await request('ctx/status', { wait: true });
+  } catch (e) {
+    // A server that failed its start must not outlive the test (nor keep Node running).
+    proc.kill('SIGKILL');
+    connection.dispose();
+    throw e;
+  }
 
   return {
     root,
