@@ -319,11 +319,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await startClient();
       }),
     ),
-    vscode.workspace.onDidChangeConfiguration(async (e) => {
+    vscode.workspace.onDidChangeConfiguration((e) => {
       // What the server process is started with; ceiling and intent are read per request.
       if (['serverPath', 'serverArgs', 'initializationOptions'].some((k) => e.affectsConfiguration(`ctxls.${k}`))) {
-        await stopClient();
-        await startClient();
+        void command(async () => {
+          await stopClient();
+          await startClient();
+        })();
       }
     }),
   );
