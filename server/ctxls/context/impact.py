@@ -170,7 +170,7 @@ def _tests(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
             tv, td, why = own
             key = f"{tv.loc.path}::{td.qualname}"
             items.append(Evidence(
-                relation="test", provenance=f"06: the module's own tests ({why}); no test "
+                relation="module-test", provenance=f"06: the module's own tests ({why}); no test "
                 "calls the target, this one is closest to it",
                 renderings={"verbatim": cut(snap, tv, [(td.span.start_row, td.span.last_row)]),
                             "name": name_line(tv, td, f" — {_expectation(tv, td)}")},

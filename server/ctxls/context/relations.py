@@ -17,7 +17,8 @@ import attrs
 Relation = Literal[
     "task", "plan", "acceptance", "target", "obligation-target", "fields", "state",
     "dependency", "base", "import", "module-interface", "available", "instead", "patches", "caller",
-    "candidate-caller", "reference", "test", "named-test", "setup", "digest", "live",
+    "candidate-caller", "reference", "test", "module-test", "named-test", "setup", "digest",
+    "live",
     "retrieved",
 ]
 # The closed set of evidence kinds.
@@ -133,6 +134,9 @@ RELATIONS: dict[Relation, Row] = {
     "test": _row("tests", "downstream_obligation", "06", "impact",
                  "PreserveObligation: a test that exercises the target", "name", 11, "middle",
                  6, "test"),
+    "module-test": _row("tests", "downstream_obligation", "06", "impact",
+                        "no test calls the target: its module's own test file shows how "
+                        "this repository tests it", "name", 11, "middle", 6, "test"),
     # a test the decision reasons over is shown whole, at the back (see ``order``)
     "named-test": attrs.evolve(_row(
         "tests", "downstream_obligation", "06", "obligation", "a test the obligation names",

@@ -20,7 +20,7 @@ def choose(item: Evidence, intent: str, reasoned: frozenset[str]) -> tuple[Rende
         return "verbatim", False
     if intent == "rename" and item.relation == "target":
         return "signature", False  # the reference list carries a rename, not the body
-    if intent == "state" and item.kind == "downstream_obligation" and item.relation == "test":
+    if intent == "state" and item.relation in ("test", "module-test"):
         return "verbatim", False
     found = RELATIONS[item.relation].rendering.get(item.kind)
     miss = found is None
