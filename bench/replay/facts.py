@@ -257,3 +257,21 @@ def git_project(repo: GitRepo, rev: str) -> Project:
 def facts_of(repo: GitRepo, edit: Edit) -> list[Fact]:
     return needed_facts(git_project(repo, edit.parent), edit, repo.show(edit.sha, edit.path),
                         repo.show(edit.parent, edit.path))
+
+
+def relevant_lines(project: Project, edit: Edit, facts: list[Fact]) -> dict[str, set[int]]:
+    """The 0-based parent lines a window should spend tokens on: each fact's definition line
+    (a ``def`` or ``class`` fact: its whole statement, ``lineno`` to ``end_lineno``, as
+    ``ast`` gives it, decorators left out) and the edited function, decorators included."""
+    out: dict[str, set[int]] = {edit.path: set(range(edit.start_line - 1, edit.end_line))}
+    ends: dict[str, dict[tuple[int, str], int]] = {}
+    for fact in facts:
+        if fact.path not in ends:
+            mod = project.module(fact.path)
+            ends[fact.path] = {(n.lineno, n.name): n.end_lineno or n.lineno
+                               for n in (ast.walk(mod.tree) if mod else [])
+                               if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef
+                                             | ast.ClassDef)}
+        end = ends[fact.path].get((fact.line, fact.name), fact.line)
+        out.setdefault(fact.path, set()).update(range(fact.line - 1, end))
+    return out

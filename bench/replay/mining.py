@@ -5,7 +5,8 @@ modified (no file added, deleted or renamed) and every removed line (in the pare
 every added line (in the child) lies inside the body of one and the same function or
 method, which exists under the same qualified name (``Class.method``) in both versions.
 Signature and decorator changes do not qualify: the body is what an agent is asked to
-rewrite when it is given a function to change.
+rewrite when it is given a function to change. Test files may change beside it: the
+edit records them, and which of them name the function.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import ast
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gitrepo import Commit, GitRepo
 from pyindex import is_test_path
@@ -36,6 +37,8 @@ class Edit:
     added: list[int]  # 1-based child lines the commit added to the file
     removed: list[int]  # 1-based parent lines it removed
     parent_lines: int  # length of the edited file in the parent
+    tests: list[str] = field(default_factory=list)  # test .py files the commit changed/added
+    tests_naming: list[str] = field(default_factory=list)  # those whose child names the target
 
 
 @dataclass(frozen=True)
@@ -157,8 +160,24 @@ def check(repo: GitRepo, name: str, commit: Commit, path: str, max_lines: int
         if h.old_count == 0 and not (span.body_start - 1 <= h.old_start <= span.end):
             return None
     span = old_funcs[owner][0]
+    tests = [p for s, p in commit.files if s != "D" and p.endswith(".py") and is_test_path(p)]
     return Edit(name, commit.sha, commit.parent, commit.message, path, owner, span.def_line,
-                span.start, span.end, added, removed, len(old_lines))
+                span.start, span.end, added, removed, len(old_lines), tests,
+                naming_tests(repo, commit.sha, tests, owner.rpartition(".")[2]))
+
+
+def naming_tests(repo: GitRepo, sha: str, tests: list[str], name: str) -> list[str]:
+    """The test files whose version at ``sha`` holds ``name`` as a whole word."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    out = []
+    for path in tests:
+        try:
+            text = repo.show(sha, path)
+        except Exception:
+            continue
+        if word.search(text):
+            out.append(path)
+    return out
 
 
 def sample(repo: GitRepo, name: str, seed: int, max_lines: int = 3000) -> Iterator[Edit]:

@@ -78,7 +78,7 @@ Entity = ModuleRef | DefRef
 def is_test_path(path: str) -> bool:
     parts = path.split("/")
     name = parts[-1]
-    return (any(p in ("tests", "test", "testing") for p in parts[:-1])
+    return (any(p in ("tests", "test", "testing", "testsuite") for p in parts[:-1])
             or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
 
 
@@ -361,7 +361,7 @@ class Project:
         if not fields:
             return None
         in_init = [d for d, m in fields if m == "__init__"]
-        return in_init[0] if in_init else min(d for d, _ in fields)
+        return in_init[0] if in_init else min((d for d, _ in fields), key=lambda d: d.line)
 
     def _nested_class(self, cls: ClassInfo, definition: Def) -> ClassInfo | None:
         mod = self.module(cls.path)

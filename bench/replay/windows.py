@@ -9,6 +9,7 @@ to file lines.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,21 @@ class Window:
             return False
         lines = self.shown[path]
         return lines is ALL or line0 in lines
+
+
+def precision(window: Window, relevant: dict[str, set[int]],
+              line_tokens: Callable[[str], list[int]]) -> float | None:
+    """The share of the tokens on the lines the window shows that lie on ``relevant`` lines
+    (0-based, per path); each shown line counted on its own. None when it shows no token."""
+    shown = on_topic = 0
+    for path, lines in window.shown.items():
+        counts = line_tokens(path)
+        wanted = relevant.get(path, set())
+        for i in range(len(counts)) if lines is ALL else sorted(lines):
+            if i < len(counts):
+                shown += counts[i]
+                on_topic += counts[i] if i in wanted else 0
+    return on_topic / shown if shown else None
 
 
 # ---- ctxls --------------------------------------------------------------------------------
