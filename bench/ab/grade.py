@@ -129,8 +129,13 @@ def project_tops(root: Path) -> set[str]:
     return tops
 
 
-def run_tests(root: Path, tests: list[str], timeout: float) -> Outcome:
+def run_tests(root: Path, tests: list[str], timeout: float, autoload: bool = True
+              ) -> Outcome:
+    """``python -m pytest -x -q`` on ``tests`` in ``root``; ``autoload=False`` sets
+    ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` (faster, for projects that need no plugin)."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    if not autoload:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (root, root / "src") if p.is_dir())
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
@@ -159,7 +164,7 @@ def run_tests(root: Path, tests: list[str], timeout: float) -> Outcome:
 
 
 def grade(repo: GitRepo, task: Task, parent_tree: Path, work: Path, answer: str,
-          timeout: float) -> Outcome:
+          timeout: float, autoload: bool = True) -> Outcome:
     """Judge one answer in a fresh copy of ``parent_tree`` made at ``work``."""
     patch = extract_patch(answer)
     if not patch:
@@ -169,13 +174,13 @@ def grade(repo: GitRepo, task: Task, parent_tree: Path, work: Path, answer: str,
     if method is None:
         return Outcome("not_applied", why)
     overlay_tests(repo, task, work)
-    outcome = run_tests(work, task.tests, timeout)
+    outcome = run_tests(work, task.tests, timeout, autoload)
     outcome.apply_method = method
     return outcome
 
 
-def oracle(repo: GitRepo, task: Task, parent_tree: Path, scratch: Path, timeout: float
-           ) -> dict[str, Any]:
+def oracle(repo: GitRepo, task: Task, parent_tree: Path, scratch: Path, timeout: float,
+           autoload: bool = True) -> dict[str, Any]:
     """The tests on the parent as it was (``parent``) and with the commit's own version of
     the edited file (``reference``): whether the task can be solved here at all."""
     out: dict[str, Any] = {}
@@ -186,7 +191,7 @@ def oracle(repo: GitRepo, task: Task, parent_tree: Path, scratch: Path, timeout:
             (work / task.edit.path).write_bytes(show_bytes(repo, task.edit.sha,
                                                                 task.edit.path))
         overlay_tests(repo, task, work)
-        result = run_tests(work, task.tests, timeout)
+        result = run_tests(work, task.tests, timeout, autoload)
         status = "passed" if result.status == "solved" else result.status
         out[label] = {"status": status, "detail": result.detail, "seconds": result.seconds}
         if label == "reference" and status != "passed":

@@ -127,7 +127,8 @@ def run_arm(repo: GitRepo, task: Task, tree: Path, prompt: str, endpoint: ChatEn
         rec.update(completion_tokens=count(reply.text), completion_source="cl100k")
     else:
         rec.update(completion_tokens=completion, completion_source="usage")
-    outcome = grade.grade(repo, task, tree, work, reply.text, args.test_timeout)
+    outcome = grade.grade(repo, task, tree, work, reply.text, args.test_timeout,
+                          args.plugin_autoload)
     rec.update(status=outcome.status, detail=outcome.detail,
                apply_method=outcome.apply_method, test_rc=outcome.test_rc,
                test_seconds=outcome.seconds, test_output=outcome.output)
@@ -150,7 +151,8 @@ def run_task(repo: GitRepo, task: Task, args: argparse.Namespace, endpoint: Chat
         record: dict[str, Any] = {"id": task.id, "repo": task.repo, "edit": asdict(task.edit),
                                   "tests": task.tests, "test_changes": task.test_changes}
         if args.oracle:
-            record["oracle"] = grade.oracle(repo, task, tree, scratch, args.test_timeout)
+            record["oracle"] = grade.oracle(repo, task, tree, scratch, args.test_timeout,
+                                            args.plugin_autoload)
             ref = record["oracle"]["reference"]
             if ref["status"] != "passed":
                 stats["oracle_dropped"].append(f"{task.id}: reference fix {ref['status']} "
@@ -266,6 +268,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--api-timeout", type=float, default=300.0, help="seconds per request")
     ap.add_argument("--retries", type=int, default=2, help="on 408/409/429/5xx, transport")
     ap.add_argument("--test-timeout", type=float, default=120.0, help="seconds per pytest run")
+    ap.add_argument("--no-plugin-autoload", dest="plugin_autoload", action="store_false",
+                    help="run the tests with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 (faster; only "
+                         "for projects whose tests need no pytest plugin)")
     ap.add_argument("--no-oracle", dest="oracle", action="store_false",
                     help="do not check first that the commit's own fix passes here")
     ap.add_argument("--fail-first", action="store_true",
