@@ -218,6 +218,10 @@ def run(args: argparse.Namespace, key: str) -> int:
     summaries = {arm: arm_summary([r["arms"][arm] for r in records], args.price_in,
                                   args.price_out) for arm in prompts.ARMS}
     verdict = decide(summaries["window"], summaries["stuff"])
+    by_repo = {s["repo"]: {arm: arm_summary([r["arms"][arm] for r in records
+                                             if r["repo"] == s["repo"]],
+                                            args.price_in, args.price_out)
+                           for arm in prompts.ARMS} for s in sampling}
     version = ctxls_version()
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -225,15 +229,22 @@ def run(args: argparse.Namespace, key: str) -> int:
     out.write_text(endpoint.redact(json.dumps(
         {"args": saved_args, "ctxls": version, "model": args.model, "base_url": args.base_url,
          "instruction": prompts.INSTRUCTION, "elapsed_s": round(elapsed, 1),
-         "sampling": sampling, "arms": summaries, "verdict": verdict, "tasks": records},
+         "sampling": sampling, "arms": summaries, "verdict": verdict, "by_repo": by_repo,
+         "tasks": records},
         indent=1)))
     header = (f"A/B on {len(records)} tasks from {', '.join(s['repo'] for s in sampling)}: "
               f"model {args.model} at {args.base_url}, window ceiling {args.ceiling}")
     print_report(summaries, verdict, header)
+    print()
     for s in sampling:
+        arms = by_repo[s["repo"]]
+        print(f"{s['repo']}: " + ", ".join(
+            f"{arm} {a['solved']}/{a['tasks']} solved, "
+            f"{'-' if a['tokens_per_solved'] is None else format(a['tokens_per_solved'], ',.0f')}"
+            " tokens per solved" for arm, a in arms.items()))
         left = (len(s["oracle_dropped"]) + len(s["passes_on_parent_dropped"])
                 + len(s["window_error_dropped"]))
-        print(f"{s['repo']}: {s.get('edits', 0)} single-function edits looked at, "
+        print(f"  {s.get('edits', 0)} single-function edits looked at, "
               f"{s.get('no_test', 0)} without a changed test naming the target, "
               f"{s['with_test']} tried, {s['taken']} run, {left} left out "
               f"({len(s['oracle_dropped'])} whose own fix does not pass here, "

