@@ -1,7 +1,8 @@
 """One OpenAI-compatible chat-completions endpoint: ``POST {base_url}/chat/completions``.
 
 The key goes in the ``Authorization`` header and nowhere else; every text this module
-returns (answers, errors) has it replaced by ``***`` in case an endpoint echoes it.
+returns (answers, errors) has it replaced by ``***`` in case an endpoint echoes it (keys of
+8 characters or more; a shorter one is a local server's placeholder).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import httpx
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+MIN_REDACT = 8
 
 
 @dataclass
@@ -42,7 +44,9 @@ class ChatEndpoint:
         self._http.close()
 
     def redact(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        """``text`` with the key replaced; a key under 8 characters (a local server's
+        placeholder, ``x``) is left alone, since replacing it would garble answers."""
+        return text.replace(self._key, "***") if len(self._key) >= MIN_REDACT else text
 
     def body(self, prompt: str) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model,

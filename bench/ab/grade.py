@@ -151,16 +151,27 @@ def run_tests(root: Path, tests: list[str], timeout: float, autoload: bool = Tru
     if "No module named pytest" in out:
         return Outcome("could_not_run", "pytest is not installed", test_rc=rc, output=tail,
                        seconds=seconds)
-    if rc in (3, 4, 5):
-        why = {3: "pytest internal error", 4: "pytest usage error",
-               5: "no tests collected"}[rc]
-        return Outcome("could_not_run", why, test_rc=rc, output=tail, seconds=seconds)
+    # Before the exit code: a conftest that cannot import exits 4, like a usage error.
     tops = project_tops(root)
     missing = [m for m in _MISSING.findall(out) if m.split(".")[0] not in tops]
     if missing:
         return Outcome("could_not_run", f"missing dependency {missing[0]}", test_rc=rc,
                        output=tail, seconds=seconds)
-    return Outcome("failed", "tests failed", test_rc=rc, output=tail, seconds=seconds)
+    if rc in (3, 4, 5):
+        why = {3: "pytest internal error", 4: "pytest usage error",
+               5: "no tests collected"}[rc]
+        return Outcome("could_not_run", _with_first_error(why, out), test_rc=rc,
+                       output=tail, seconds=seconds)
+    return Outcome("failed", _with_first_error("tests failed", out), test_rc=rc,
+                   output=tail, seconds=seconds)
+
+
+def _with_first_error(why: str, out: str) -> str:
+    """``why: <the first FAILED/ERROR line of pytest's summary, or its first E line>``."""
+    lines = out.splitlines()
+    first = next((ln for ln in lines if ln.startswith(("FAILED ", "ERROR "))), None)
+    first = first or next((ln for ln in lines if ln.startswith("E ")), None)
+    return f"{why}: {first.strip()[:200]}" if first else why
 
 
 def grade(repo: GitRepo, task: Task, parent_tree: Path, work: Path, answer: str,
