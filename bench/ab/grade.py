@@ -8,7 +8,10 @@ Outcomes (``status``):
 - ``could_not_run``: pytest could not run the tests for a reason that is not the code
   under test: pytest missing, a module that is not part of the project missing
   (an uninstalled dependency), a usage or internal error (an unknown plugin option in the
-  project's configuration), or no tests collected;
+  project's configuration, a conftest that does not import), no tests collected, or a
+  crash before any test ran (a configuration this pytest refuses). When the oracle has
+  seen the commit's own fix pass in the same place, none of that can be the environment's
+  fault, so an answer's run that ends so counts as ``failed``;
 - ``not_applied``: neither ``git apply`` nor ``patch`` accepted the patch;
 - ``no_patch``: the answer holds no diff.
 
@@ -34,6 +37,8 @@ from tasks import GitRepo, Task, show_bytes
 
 _FENCE = re.compile(r"```[ \t]*(?:diff|patch)[^\n]*\n(.*?)(?:\n```|\Z)", re.S)
 _MISSING = re.compile(r"ModuleNotFoundError: No module named '([^']+)'")
+_SUMMARY = re.compile(r"\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b"
+                      r"|no tests ran")
 TAIL = 3000  # characters of pytest output kept in the record
 
 
@@ -162,6 +167,10 @@ def run_tests(root: Path, tests: list[str], timeout: float, autoload: bool = Tru
                5: "no tests collected"}[rc]
         return Outcome("could_not_run", _with_first_error(why, out), test_rc=rc,
                        output=tail, seconds=seconds)
+    if not _SUMMARY.search(out):  # a crash before any test ran (a config pytest refuses)
+        last = next((ln for ln in reversed(out.splitlines()) if ln.strip()), "")
+        return Outcome("could_not_run", f"pytest did not run the tests: {last.strip()[:200]}",
+                       test_rc=rc, output=tail, seconds=seconds)
     return Outcome("failed", _with_first_error("tests failed", out), test_rc=rc,
                    output=tail, seconds=seconds)
 
@@ -175,8 +184,11 @@ def _with_first_error(why: str, out: str) -> str:
 
 
 def grade(repo: GitRepo, task: Task, parent_tree: Path, work: Path, answer: str,
-          timeout: float, autoload: bool = True) -> Outcome:
-    """Judge one answer in a fresh copy of ``parent_tree`` made at ``work``."""
+          timeout: float, autoload: bool = True, runs_here: bool = False) -> Outcome:
+    """Judge one answer in a fresh copy of ``parent_tree`` made at ``work``. ``runs_here``:
+    the commit's own fix was seen to pass here (the oracle), so whatever keeps the tests
+    from running after this patch (a syntax error a conftest trips on, an import of a module
+    that is not installed) is the patch's doing, and counts as ``failed``."""
     patch = extract_patch(answer)
     if not patch:
         return Outcome("no_patch", "the answer holds no diff")
@@ -187,6 +199,9 @@ def grade(repo: GitRepo, task: Task, parent_tree: Path, work: Path, answer: str,
     overlay_tests(repo, task, work)
     outcome = run_tests(work, task.tests, timeout, autoload)
     outcome.apply_method = method
+    if runs_here and outcome.status == "could_not_run":
+        outcome.status = "failed"
+        outcome.detail += " (the commit's own fix runs here: the patch broke the run)"
     return outcome
 
 

