@@ -197,18 +197,18 @@ def run(args: argparse.Namespace, key: str) -> int:
             counts: dict[str, int] = {}
             taken = tried = 0
             for task in tasks(repo, name, args.seed, args.max_lines, counts):
-                if taken >= args.edits or tried >= args.max_tried:
-                    break
                 tried += 1
                 record = run_task(repo, task, args, endpoint, count, stats)
                 if record is None:
                     log(f"  {task.id}: left out")
-                    continue
-                taken += 1
-                records.append(record)
-                arms = ", ".join(f"{a} {r['status']}" for a, r in record["arms"].items())
-                log(f"  {name} {taken}/{args.edits} {task.edit.sha[:8]} {task.edit.symbol}: "
-                    f"{arms}")
+                else:
+                    taken += 1
+                    records.append(record)
+                    arms = ", ".join(f"{a} {r['status']}" for a, r in record["arms"].items())
+                    log(f"  {name} {taken}/{args.edits} {task.edit.sha[:8]} "
+                        f"{task.edit.symbol}: {arms}")
+                if taken >= args.edits or tried >= args.max_tried:
+                    break
             stats.update(counts, with_test=tried, taken=taken)
             sampling.append(stats)
     finally:
