@@ -186,9 +186,8 @@ def run(args: argparse.Namespace, key: str) -> int:
     try:
         for path in args.repos:
             name = repo_name(path)
-            if name.lower() in HELD_OUT and not args.allow_held_out:
-                log(f"{path}: {name} is held out for the replay's independent check, skipped "
-                    "(--allow-held-out runs it)")
+            if name.lower() in HELD_OUT:
+                log(f"{path}: {name} is held out for the replay's independent check, skipped")
                 continue
             repo = GitRepo(git_dir(path))
             stats: dict[str, Any] = {"repo": name, "oracle_dropped": [],
@@ -287,7 +286,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--fail-first", action="store_true",
                     help="keep only tasks whose tests do not pass on the parent as it is")
     ap.add_argument("--save-prompts", action="store_true", help="keep the prompts in the JSON")
-    ap.add_argument("--allow-held-out", action="store_true")
     ap.add_argument("--out", default=str(HERE.parent / "out" / "ab.json"))
     args = ap.parse_args(argv)
     args.repos = [r for r in args.repos.split(",") if r]
