@@ -81,6 +81,8 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
                 "signature": cut(snap, iv, [r for d in shown for r in sig_rows(d)]),
                 "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
+    body_words = set(IDENT.findall(" ".join(v.lines[decl.span.start_row : decl.span.last_row
+                                                    + 1])))
     for key in list(modules)[:MAX_MODULES]:
         mv = snap.view_at(key)
         if mv.outline is None:
@@ -93,9 +95,9 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
                   and (not d.parents or d.kind in ("method", "function", "attribute"))]
         if not public:
             continue
-        # What the target's file already names from it first (new code tends to reuse it),
-        # then the rest in file order, up to a cap: the definition line of each.
-        public.sort(key=lambda d: d.name not in file_words)  # stable: file order within
+        # What the target's body reads from it first, then what its file names (new code
+        # tends to reuse it), then the rest in file order, up to a cap: a definition line each.
+        public.sort(key=lambda d: (d.name not in body_words, d.name not in file_words))
         rows = [(d.name_span.start_row, d.name_span.start_row)
                 for d in public[:MAX_INTERFACE_LINES]]
         names = ", ".join(d.qualname for d in public[:60])
