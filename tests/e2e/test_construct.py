@@ -427,12 +427,14 @@ async def test_ablation_flags_take_out_what_they_name(vscode: LanguageClient) ->
 @pytest.mark.workspace_files({
     "billing/tokens_table.py": "".join(f"T{i} = {i}\n" for i in range(30)),
     "billing/use_tokens.py": "from billing import tokens_table as tokens\n\n\ndef pick(x):\n"
-                             "    return x in (tokens.T27, tokens.T3)\n",
+                             "    return x in (tokens.T27, tokens.T3)\n\n\ndef other(x):\n"
+                             "    return x in ("
+                             + ", ".join(f"tokens.T{i}" for i in range(20)) + ")\n",
 })
 async def test_a_module_interface_lists_what_the_target_reads_first(vscode: LanguageClient
                                                                    ) -> None:
     """`tokens` has 30 names and its interface shows 12: the ones the target's body reads
-    (`T27`, late in the file) come first, so their definition lines are shown."""
+    (`T27`, late in the file) come before the 20 its file's other function names."""
     result = await construct(vscode, path="billing/use_tokens.py", target={"symbol": "pick"},
                              task="x", ceiling=8000)
     shown = {(w["path"], line) for w in result["window"] if w["path"]
