@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,39 +46,17 @@ for _p in (HERE, HERE.parent / "replay"):
 import grade  # noqa: E402
 import prompts  # noqa: E402
 from endpoint import ChatEndpoint  # noqa: E402
+from gitrepo import EXCLUDED, ctxls_version, repo_name  # noqa: E402
 from summary import arm_summary, decide, print_report  # noqa: E402
 from tasks import GitRepo, Task, tasks  # noqa: E402
 
 from ctxls.tokens import tokenizer  # noqa: E402
-
-# The replay's held-out corpora (bench/replay/README.md): kept for an independent check.
-HELD_OUT = {"requests", "flask", "click", "httpx", "attrs", "werkzeug", "pydantic"}
-
-
-def ctxls_version() -> str:
-    top = HERE.parent.parent
-    try:
-        rev = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "server"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return rev + (" + uncommitted changes in server/" if dirty else "")
 
 
 def git_dir(path: str) -> str:
     """A work tree's ``.git``, or the directory itself (bare, or a fetched mirror)."""
     p = Path(path)
     return str(p / ".git") if (p / ".git").exists() else str(p)
-
-
-def repo_name(path: str) -> str:
-    """``.../encode+starlette/repo`` -> ``starlette``; ``x/tomlkit.git`` -> ``tomlkit``."""
-    p = Path(path).resolve()
-    if p.name in ("repo", ".git"):
-        p = p.parent
-    return p.name.split("+")[-1].removesuffix(".git")
 
 
 def log(msg: str) -> None:
@@ -186,7 +163,7 @@ def run(args: argparse.Namespace, key: str) -> int:
     try:
         for path in args.repos:
             name = repo_name(path)
-            if name.lower() in HELD_OUT:
+            if name.lower() in EXCLUDED:
                 log(f"{path}: {name} is held out for the replay's independent check, skipped")
                 continue
             repo = GitRepo(git_dir(path))

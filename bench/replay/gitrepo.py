@@ -99,3 +99,30 @@ class GitRepo:
         archive = subprocess.run(["git", f"--git-dir={self.git_dir}", "archive", rev],
                                  check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+# Kept for an independent check (README, "Corpora"): every benchmark refuses them.
+EXCLUDED = {"requests", "flask", "click", "httpx", "attrs", "werkzeug", "pydantic"}
+
+
+def ctxls_version() -> str:
+    """The ctxls commit the server runs from, flagged when server/ has uncommitted changes
+    (the server is the editable install, so it runs whatever the work tree holds)."""
+    top = Path(__file__).resolve().parents[2]
+    try:
+        rev = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "server"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return rev + (" + uncommitted changes in server/" if dirty else "")
+
+
+def repo_name(git_dir: str) -> str:
+    """``.../encode+starlette/repo`` (a fetched mirror) -> ``starlette``; ``x/tomlkit.git``
+    -> ``tomlkit``."""
+    path = Path(git_dir).resolve()
+    if path.name in ("repo", ".git"):
+        path = path.parent
+    return path.name.split("+")[-1].removesuffix(".git")

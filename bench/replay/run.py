@@ -41,7 +41,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from facts import Fact, facts_of, relevant_lines  # noqa: E402
-from gitrepo import GitRepo  # noqa: E402
+from gitrepo import EXCLUDED, GitRepo, ctxls_version, repo_name  # noqa: E402
 from mining import Edit, sample  # noqa: E402
 from pyindex import Project  # noqa: E402
 from report import print_report  # noqa: E402
@@ -70,31 +69,7 @@ from ctxls.tokens import tokenizer  # noqa: E402
 from ctxls_client import CtxClient  # noqa: E402
 from ctxls_client.client import RpcError  # noqa: E402
 
-EXCLUDED = {"requests", "flask", "click", "httpx", "attrs", "werkzeug", "pydantic"}
 METHOD_NOT_FOUND = -32601
-
-
-def ctxls_version() -> str:
-    """The ctxls commit the server runs from, flagged when server/ has uncommitted changes
-    (the server is the editable install, so it runs whatever the work tree holds)."""
-    top = HERE.parent.parent
-    try:
-        rev = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(top), "status", "--porcelain", "server"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return rev + (" + uncommitted changes in server/" if dirty else "")
-
-
-def repo_name(git_dir: str) -> str:
-    """``.../encode+starlette/repo`` (a fetched mirror) -> ``starlette``; ``x/tomlkit.git``
-    -> ``tomlkit``."""
-    path = Path(git_dir).resolve()
-    if path.name in ("repo", ".git"):
-        path = path.parent
-    return path.name.split("+")[-1].removesuffix(".git")
 
 
 # ---- aider worker -----------------------------------------------------------------------
