@@ -361,6 +361,28 @@ async def test_dependencies_include_classes_named_but_not_called(vscode: Languag
     assert {("Cash", "name"), ("Card", "name")} <= named
 
 
+ERRS = "class Declined(Exception):\n    \"\"\"The card was refused.\"\"\"\n"
+PKG = "from billing.errs import Declined\n\nLIMIT = 5\n"
+CHARGE = ("import billing\n\n\n"
+          "def charge(card):\n    try:\n        return card.pay()\n"
+          "    except billing.Declined:\n        return card.tries > billing.LIMIT\n")
+
+
+@pytest.mark.workspace_files({"billing/errs.py": ERRS, "billing/__init__.py": PKG,
+                              "billing/charge.py": CHARGE})
+async def test_a_name_read_from_an_imported_module_is_a_dependency(vscode: LanguageClient
+                                                                   ) -> None:
+    """``billing.Declined`` is re-exported by the package: its definition is in errs.py."""
+    await call(vscode, "ctx/status", {"wait": True})
+    deps = await call(vscode, "ctx/dependencies", {"path": "billing/charge.py",
+                                                   "name": "charge"})
+    found = {(d["path"], d["symbol"], d["relation"]) for d in deps["dependencies"]}
+    assert {("billing/errs.py", "Declined", "attribute"),
+            ("billing/__init__.py", "LIMIT", "attribute")} <= found
+    r = await construct(vscode, path="billing/charge.py", target={"symbol": "charge"})
+    assert 0 in shown_rows(r, "billing/errs.py")  # the class's definition line
+
+
 CONV = ("from typing import overload\n\n\n@overload\ndef to_cents(x: int) -> int: ...\n\n\n"
         "@overload\ndef to_cents(x: str) -> int: ...\n\n\n"
         "def to_cents(x):\n    \"\"\"Minor units.\"\"\"\n    return int(x)\n")

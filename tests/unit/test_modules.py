@@ -142,3 +142,52 @@ def test_go_imports_resolve_through_the_index(tmp_path: Path) -> None:
         assert package is not None and package.path.startswith("billing/")
         found = index.export(package, "helper")  # declared in another file of the package
         assert found is not None and found[0].path == "billing/evict.go"
+
+
+def _python_index(root: Path, files: dict[str, str]) -> RefIndex:
+    py = languages.registry()["python"]
+    index = RefIndex()
+    for path, text in files.items():
+        src = text.encode()
+        tree = py.parser().parse(src)
+        index.put(FileInfo(str(root / path), path, Tables.of(
+            extract(py, tree, LineIndex(src)), refs_of(py, tree.root_node))))
+    return index
+
+
+def test_a_python_project_nested_in_a_folder_is_imported_from_its_root() -> None:
+    """``proj/trunk/pkg/`` imports itself as ``pkg``: the folder above the highest
+    ``__init__.py`` is the import root. Below a package, a short name is no module."""
+    py = modules.named("python")
+    assert py.rooted_names("a/b/c.py") == [("b.c", "a"), ("c", "a/b")]
+    files = {
+        "proj/trunk/pkg/__init__.py": "",
+        "proj/trunk/pkg/conf.py": "settings = {}\n",
+        "proj/trunk/pkg/core/__init__.py": "",
+        "proj/trunk/pkg/core/log.py": "from pkg.conf import settings\n\ndef msg(x):\n    pass\n",
+        "proj/trunk/pkg/tests/test_log.py": "from pkg.core import log\n",
+        "lib/__init__.py": "",
+        "lib/conf.py": "other = 1\n",
+    }
+    root = Path("/ws")
+    index = _python_index(root, files)
+    log = index.files["/ws/proj/trunk/pkg/core/log.py"]
+    (imp,) = log.refs.imports
+    found = index.imported(log, imp)
+    assert found is not None and found[0].path == "proj/trunk/pkg/conf.py"
+    assert found[1].name == "settings"
+    test = index.files["/ws/proj/trunk/pkg/tests/test_log.py"]
+    module = index.module_of(test, "log")
+    assert module is not None and module.path == "proj/trunk/pkg/core/log.py"
+    assert "pkg.core.log" in index.module_names_of(log)
+    # lib/ is a package: its conf.py is lib.conf, never plain ``conf``
+    assert index.module_file("conf") is None
+    assert index.module_file("lib.conf") is not None
+    assert "conf" not in index.module_names_of(index.files["/ws/lib/conf.py"])
+    # the import root moves when the folder above becomes a package
+    index.put(FileInfo("/ws/proj/trunk/__init__.py", "proj/trunk/__init__.py",
+                       _python_index(root, {"x.py": ""}).files["/ws/x.py"].tables))
+    assert index.module_file("pkg.conf") is None
+    assert index.module_file("trunk.pkg.conf") is not None
+    index.remove("/ws/proj/trunk/pkg/conf.py")
+    assert index.module_file("trunk.pkg.conf") is None

@@ -64,6 +64,8 @@ class RefIndex:
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
         self.modules: dict[str, list[str]] = {}  # module name -> keys (a Go package: many)
+        # name below a folder -> keys; valid when the folder is no package (``rooted_names``)
+        self.rooted: dict[str, list[str]] = {}
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
@@ -84,7 +86,7 @@ class RefIndex:
         assert not self.view, "a view of the index is read-only"
         if self._shared:
             self.files, self.modules = dict(self.files), dict(self.modules)
-            self.by_name = dict(self.by_name)
+            self.by_name, self.rooted = dict(self.by_name), dict(self.rooted)
             self._shared, self._owned = False, set()
 
     def _names_of(self, name: str) -> set[str]:
@@ -96,11 +98,12 @@ class RefIndex:
                 self._owned.add(name)
         return keys
 
-    def _members_of(self, mod: str) -> list[str]:
-        members = self.modules.get(mod)
-        tag = f"module:{mod}"
+    def _members_of(self, mod: str, table: str = "modules") -> list[str]:
+        keys: dict[str, list[str]] = getattr(self, table)
+        members = keys.get(mod)
+        tag = f"{table}:{mod}"
         if members is None or (self._owned is not None and tag not in self._owned):
-            members = self.modules[mod] = list(members or ())
+            members = keys[mod] = list(members or ())
             if self._owned is not None:
                 self._owned.add(tag)
         return members
@@ -113,6 +116,8 @@ class RefIndex:
         self.files[info.key] = info
         for mod in module_names(info.path):
             self._members_of(mod).append(info.key)
+        for mod, _ in _system(info.path).rooted_names(info.path):
+            self._members_of(mod, "rooted").append(info.key)
         for name in self._names(info):
             self._names_of(name).add(info.key)
 
@@ -145,12 +150,14 @@ class RefIndex:
         old = self.files.pop(key, None)
         if old is None:
             return
-        for mod in module_names(old.path):
-            if key in self.modules.get(mod, ()):
-                members = self._members_of(mod)
-                members.remove(key)
-                if not members:
-                    del self.modules[mod]
+        for table, mods in (("modules", module_names(old.path)),
+                            ("rooted", [m for m, _ in _system(old.path).rooted_names(old.path)])):
+            for mod in mods:
+                if key in getattr(self, table).get(mod, ()):
+                    members = self._members_of(mod, table)
+                    members.remove(key)
+                    if not members:
+                        del getattr(self, table)[mod]
         for name in self._names(old):
             if key in self.by_name.get(name, ()):
                 self._names_of(name).discard(key)
@@ -158,7 +165,23 @@ class RefIndex:
     # ---- resolution ---------------------------------------------------------------------
     def module_file(self, module: str) -> FileInfo | None:
         keys = self.modules.get(module)
-        return self.files.get(keys[0]) if keys else None
+        if keys:
+            return self.files.get(keys[0])
+        rooted = [info for k in self.rooted.get(module, ()) if (info := self.files.get(k))
+                  and module in self._rooted_valid(info)]
+        return min(rooted, key=lambda i: len(i.path)) if rooted else None
+
+    def _rooted_valid(self, info: FileInfo) -> list[str]:
+        """The names below a folder that is no package (the project's import root)."""
+        system = _system(info.path)
+        root = info.key[: len(info.key) - len(info.path)]
+        return [name for name, folder in system.rooted_names(info.path)
+                if not any(f"{root}{folder}/{marker}" in self.files
+                           for marker in system.package_files)]
+
+    def module_names_of(self, info: FileInfo) -> list[str]:
+        """Every name the file is imported by, its import root's name included."""
+        return [*module_names(info.path), *self._rooted_valid(info)]
 
     def package(self, info: FileInfo) -> list[FileInfo]:
         """Every file of ``info``'s module: itself, or all files of a Go or Java package."""

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS, module_names
+from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refindex import module_name as module_name
@@ -439,7 +439,7 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
                 add(TestHit(hop.key, hop.path, hop.enclosing,
                             f"calls {caller.qualname}, a caller of {decl.name} "
                             f"(line {hop.call.row + 1})"))
-    home_modules = set(module_names(home.path))
+    home_modules = set(index.module_names_of(home))
     for info in index.files.values():
         if not is_test(info.path) or (info.key, None) in hits or any(
                 k == info.key for k, _ in hits):
@@ -484,7 +484,8 @@ class Dependency(NamedTuple):
 
 def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> list[Dependency]:
     """Project definitions the body of ``decl`` uses: what it calls (resolved), the module
-    constants and imported names it mentions, and the attributes of its class it reads."""
+    constants and imported names it mentions, what it reads from an imported module
+    (``log.msg``, re-exports followed), and the attributes of its class it reads."""
     info = index.files[key]
     first, last = decl.span.start_row, decl.span.last_row
     out: dict[tuple[str, str], Dependency] = {}
@@ -508,6 +509,15 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
     for imp in info.refs.imports:
         if imp.local in words and imp.name and imp.name != "*":
             add(index.imported(info, imp), "import", imp.row)
+    bound = {imp.local for imp in info.refs.imports}
+    modules: dict[str, FileInfo | None] = {}
+    for head, attr in sorted(set(re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", body))):
+        if head in bound:  # ``module.name``: what the module defines or re-exports
+            if head not in modules:
+                modules[head] = index.module_of(info, head)
+            mod = modules[head]
+            if mod is not None and mod.key != key:
+                add(index.export(mod, attr), "attribute", first)
     cls = _enclosing_class(info, decl)
     if cls is not None:
         for attr in set(re.findall(r"\b(?:self|cls)\.([A-Za-z_][A-Za-z0-9_]*)", body)):

@@ -28,6 +28,9 @@ class ModuleSystem:
     spans_files: ClassVar[bool] = False
     # A class name means that class wherever the workspace declares it (Ruby constants).
     global_classes: ClassVar[bool] = False
+    # Files that make a folder a package (Python's ``__init__.py``): a project nested in a
+    # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
+    package_files: ClassVar[tuple[str, ...]] = ()
 
     def module_name(self, path: str) -> str | None:
         """The name imports use for the file at workspace-relative ``path``; None: the
@@ -38,6 +41,11 @@ class ModuleSystem:
         """Every name the file can be imported by, ``module_name`` first."""
         mod = self.module_name(path)
         return [mod] if mod is not None else []
+
+    def rooted_names(self, path: str) -> list[tuple[str, str]]:
+        """``(name, folder)``: the file also answers to ``name`` when ``folder`` (relative to
+        the workspace) holds none of ``package_files``, so that the import path starts there."""
+        return []
 
     def absolute(self, module: str, level: int, path: str, root: str) -> str:
         """The absolute module that an import of ``module`` (as written, after ``level``

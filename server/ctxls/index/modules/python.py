@@ -9,6 +9,8 @@ INIT_FILES = ("__init__.py", "__init__.pyi")
 
 @register("python")
 class PythonPackages(ModuleSystem):
+    package_files = INIT_FILES
+
     def module_name(self, path: str) -> str | None:
         """``pkg/sub/mod.py`` -> ``pkg.sub.mod``, ``pkg/__init__.py`` -> ``pkg``."""
         parts = path.rsplit(".", 1)[0].split("/")
@@ -19,6 +21,12 @@ class PythonPackages(ModuleSystem):
     def module_names(self, path: str) -> list[str]:
         mod = self.module_name(path)
         return src_layout(mod) if mod is not None else []
+
+    def rooted_names(self, path: str) -> list[tuple[str, str]]:
+        """``a/b/c.py`` is also ``b.c`` below ``a`` and ``c`` below ``a/b``."""
+        mod = self.module_name(path)
+        parts = mod.split(".") if mod else []
+        return [(".".join(parts[i:]), "/".join(parts[:i])) for i in range(1, len(parts))]
 
     def relative_level(self, source: str) -> int:
         return len(source) - len(source.lstrip("."))
