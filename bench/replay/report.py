@@ -81,6 +81,37 @@ def print_table(title: str, records: list[dict[str, Any]], methods: list[str]) -
               f"{tests:>9s}  " + "; ".join(x for x in notes if x))
 
 
+def print_placement(records: list[dict[str, Any]], methods: list[str]) -> None:
+    """Lost in the middle: windows whose front items (the target, the definitions it uses)
+    precede every supporting item and whose live output follows them; where the recalled
+    facts sit; and how long the window took (the first request of a fresh server)."""
+    rows = [m for m in methods if m.startswith("ctxls@")]
+    if not rows:
+        return
+    print("\n## placement and latency (ctxls windows)")
+    print(f"{'method':30s} {'edges held':>11s} {'facts at edges':>15s} {'ms p50':>7s} "
+          f"{'p95':>6s} {'max':>6s}  largest repository p95")
+    sizes: dict[str, int] = {}
+    for r in records:
+        for w in r["windows"].values():
+            sizes[r["edit"]["repo"]] = max(sizes.get(r["edit"]["repo"], 0),
+                                           int(w.get("indexed") or 0))
+    largest = max(sizes, key=lambda k: sizes[k]) if sizes else None
+    for method in rows:
+        placed = [p for r in records if (p := r["windows"].get(method, {}).get("placement"))]
+        held = sum(1 for p in placed if p["edges"])
+        at = sum(p["at_edges"] for p in placed)
+        shown = sum(p["shown"] for p in placed)
+        ms = [w["ms"] for r in records if (w := r["windows"].get(method)) and "ms" in w]
+        big = [w["ms"] for r in records if r["edit"]["repo"] == largest
+               and (w := r["windows"].get(method)) and "ms" in w]
+        share = f"{at / shown:.3f}" if shown else "-"
+        print(f"{method:30s} {held:5d}/{len(placed):<5d} {share:>15s} "
+              f"{pct(ms, 50) if ms else float('nan'):7.0f} "
+              f"{pct(ms, 95) if ms else float('nan'):6.0f} {max(ms) if ms else 0:6.0f}  "
+              + (f"{largest} ({sizes[largest]:,} files): {pct(big, 95):.0f} ms" if big else ""))
+
+
 def print_misses(records: list[dict[str, Any]], method: str, top: int = 10) -> None:
     """Missed facts by kind, then the (kind, what it is) groups missed most, with examples."""
     by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -156,6 +187,7 @@ def print_report(records: list[dict[str, Any]], ceilings: list[int], aider_statu
         print_table(repo, [r for r in records if r["edit"]["repo"] == repo], methods)
     print_table("overall", records, methods)
     print_by_kind(records, methods)
+    print_placement(records, methods)
     print("\nrecall macro: mean per-edit recall over edits with >= 1 fact; micro: recalled "
           "facts / all facts. precision: mean over edits of the share of the shown lines' "
           "tokens on a fact's definition or the target function. tokens: over every edit the "

@@ -61,6 +61,7 @@ from windows import (  # noqa: E402
     file_and_imports,
     from_aider_map,
     from_construct,
+    placement,
     precision,
     whole_file,
 )
@@ -242,7 +243,8 @@ def score(window: Window, facts: list[Fact], edit: Edit, relevant: dict[str, set
     """Recall, precision, whether a changed test file naming the target is in the window
     (None when the commit changed none), and the files the window holds."""
     missed = [f"{f.path}:{f.line}" for f in facts if not window.shows(f.path, f.line - 1)]
-    return {"tokens": window.tokens, "error": window.error,
+    placed = placement(window.extra.get("detail") or [], [(f.path, f.line - 1) for f in facts])
+    return {"placement": placed, "tokens": window.tokens, "error": window.error,
             "recalled": len(facts) - len(missed), "missed": missed,
             "precision": None if window.error else precision(window, relevant, line_tokens),
             "test_shown": (any(t in window.shown for t in edit.tests_naming)

@@ -66,13 +66,42 @@ def from_construct(result: dict[str, Any], count: Any) -> Window:
         key = f"{item.get('role')}/{item.get('rendering')}"
         roles[key] = roles.get(key, 0) + int(item.get("tokens") or 0)
     # Each item's role, provenance, tokens and shown lines: what a fact's recall cost.
-    detail = [{"role": item.get("role"), "rendering": item.get("rendering"),
+    detail = [{"role": item.get("role"), "relation": item.get("relation"),
+               "rendering": item.get("rendering"),
                "provenance": item.get("provenance"), "tokens": item.get("tokens"),
                "path": item.get("path"),
                "lines": [[r["start"]["line"], r["end"]["line"]] for r in item.get("shown") or []]}
               for item in result.get("window") or []]
     window.extra = {"items": len(detail), "roles": roles, "detail": detail}
     return window
+
+
+# Items that belong at the front (the task, the target, what it is built from) and at the
+# back (live output, the freshest failure last); everything else is supporting.
+FRONT = frozenset({"task", "plan", "acceptance", "target", "obligation-target", "fields",
+                   "state", "dependency", "base"})
+
+
+def placement(detail: list[dict[str, Any]], facts: list[tuple[str, int]]
+              ) -> dict[str, Any] | None:
+    """Lost in the middle, checked on the item order: ``edges``: no supporting item comes
+    before a front item or after a live one; ``at_edges`` of ``shown`` facts (0-based
+    lines) sit in an item outside the supporting run. None: no item says its relation."""
+    if not detail or any(not d.get("relation") for d in detail):
+        return None
+    support = [i for i, d in enumerate(detail)
+               if d["relation"] not in FRONT and d["relation"] != "live"]
+    first, last = (support[0], support[-1]) if support else (len(detail), -1)
+    edges = all(i < first for i, d in enumerate(detail) if d["relation"] in FRONT) and all(
+        i > last for i, d in enumerate(detail) if d["relation"] == "live")
+    at_edges = shown = 0
+    for path, line0 in facts:
+        holder = next((i for i, d in enumerate(detail) if d["path"] == path
+                       and any(a <= line0 <= b for a, b in d["lines"])), None)
+        if holder is not None:
+            shown += 1
+            at_edges += holder < first or holder > last
+    return {"edges": edges, "at_edges": at_edges, "shown": shown}
 
 
 # ---- baselines ----------------------------------------------------------------------------

@@ -267,7 +267,8 @@ class ConstructParams:
     query: str | None = None  # fill `retrieved` from ctx/search instead
     # For measuring what each rule earns: kinds of evidence left out of the pool, as
     # `role:tests`, `relation:available`, `source:06`, or renderings not offered, as
-    # `rendering:verbatim` (an item left with none keeps its cheapest).
+    # `rendering:verbatim` (an item left with none keeps its cheapest); `placement:edges`
+    # buries the edges' items mid-window (the ordering's probe).
     ablate: list[str] = attrs.Factory(list)
     # Wait for the initial scan first (at most the `indexWait` option's seconds): a window
     # built on a half-built index lacks call sites and tests.
@@ -278,6 +279,7 @@ class ConstructParams:
 class WindowItem:
     id: str
     role: str  # core | target | tests | interfaces | call_sites | retrieved | live
+    relation: str  # why it is here: target, dependency, module-interface, caller, ...
     kind: str
     source: str
     rendering: str  # verbatim | excerpt | signature | name | pointer | digest | truncated

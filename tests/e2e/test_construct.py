@@ -446,6 +446,35 @@ async def test_ablation_flags_take_out_what_they_name(vscode: LanguageClient) ->
         await call(vscode, "ctx/construct", {**base, "ablate": ["tests"]})
 
 
+FRONT = {"task", "target", "fields", "dependency", "base"}
+
+
+def edges_held(window: list[dict[str, Any]]) -> bool:
+    """Every front item (by its relation) comes before the first supporting item."""
+    support = [i for i, w in enumerate(window) if w["relation"] not in FRONT | {"live"}]
+    return all(i < (support[0] if support else len(window))
+               for i, w in enumerate(window) if w["relation"] in FRONT)
+
+
+async def test_the_target_and_what_it_uses_sit_at_the_front_unless_buried(
+        vscode: LanguageClient) -> None:
+    """The ordering's check and its probe: ``placement:edges`` moves the same items to the
+    middle, and the check (on the relations, not on the reported placement) catches it."""
+    base = {"path": "billing/pricing.py", "target": {"symbol": "compute_line_total"},
+            "task": "Bulk tiers should stack with coupons", "ceiling": 6000}
+    full = await construct(vscode, **base)
+    relations = [w["relation"] for w in full["window"]]
+    assert {"target", "dependency"} <= set(relations) and edges_held(full["window"])
+    buried = await call(vscode, "ctx/construct", {**base, "ablate": ["placement:edges"]})
+    assert not edges_held(buried["window"])
+    assert sorted(w["id"] for w in buried["window"]) == sorted(w["id"] for w in full["window"])
+    assert buried["tokenCount"] == count(buried["text"]) <= 6000
+    assert buried["text"].index("### " + next(
+        w["id"] for w in buried["window"] if w["relation"] == "target")) > 0
+    with pytest.raises(Exception, match="placement:edges"):
+        await call(vscode, "ctx/construct", {**base, "ablate": ["placement:front"]})
+
+
 @pytest.mark.workspace_files({
     "billing/tokens_table.py": "".join(f"T{i} = {i}\n" for i in range(30)),
     "billing/use_tokens.py": "from billing import tokens_table as tokens\n\n\ndef pick(x):\n"

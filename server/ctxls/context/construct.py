@@ -44,8 +44,9 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
           reservations: dict[str, int] | None, count: Callable[[str], int],
           decision_terms: frozenset[str], exemplars: frozenset[str] = frozenset(),
           ranker: Callable[[list[Evidence]], Ranked] | None = None,
-          threshold: float = 0.5) -> Built:
-    """Pure but for ``ranker``, the one model call, injected."""
+          threshold: float = 0.5, buried: bool = False) -> Built:
+    """Pure but for ``ranker``, the one model call, injected. ``buried``: the ordering's
+    probe (``order.bury``)."""
     items, queued = pool.assemble(candidates)
     admitted, residue, log = gate.admit(items)
     room = (reservations or {}).get("retrieved", DEFAULT_SHARES["retrieved"])
@@ -70,6 +71,13 @@ def build(candidates: list[Evidence], *, intent: str, ceiling: int,
     placed = order.place(placed, critical(intent))
     outcome = budget.fit(placed, ceiling, reservations, count, decision_terms,
                          critical(intent))
+    if buried:
+        window = order.bury(outcome.window)
+        while window and count(budget.join(window)) > ceiling:  # a BPE merge at a new seam
+            window.pop(next(i for i in range(len(window) - 1, -1, -1)
+                            if window[i].item.role != "target"))
+        text = budget.join(window)
+        outcome = attrs.evolve(outcome, window=window, text=text, tokens=count(text))
     return Built(outcome, log, items, queued, sorted(set(misses)), pointers, ranked)
 
 

@@ -40,3 +40,13 @@ def place(items: list[Placed], critical: tuple[LiveKind, ...] = FAILING) -> list
     return ([attrs.evolve(p, placement="front") for p in front]
             + [attrs.evolve(p, placement="middle") for p in middle]
             + [attrs.evolve(p, placement="back") for p in back])
+
+
+def bury(window: list[Placed]) -> list[Placed]:
+    """The probe of the ordering: the same items with the edges' content moved to the
+    middle of the supporting items (``ablate: ["placement:edges"]``), so that a check of
+    where the target and its definitions sit has a window it must flag."""
+    edges = [p for p in window if p.placement != "middle"]
+    middle = [p for p in window if p.placement == "middle"]
+    half = len(middle) // 2
+    return [attrs.evolve(p, placement="middle") for p in middle[:half] + edges + middle[half:]]

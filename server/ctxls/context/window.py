@@ -67,7 +67,8 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                   reservations=params.reservations, count=count,
                   decision_terms=terms(params.task, got.target,
                                        *(o.text for o in params.obligations)),
-                  exemplars=frozenset(got.exemplars))
+                  exemplars=frozenset(got.exemplars),
+                  buried="placement:edges" in params.ablate)
 
     def ranges(e: Evidence, text: Text) -> list[Range]:
         if e.path is None or not text.shown:
@@ -80,7 +81,7 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
         return snap.locate(path=e.path).uri if e.path else None
 
     window = [p.WindowItem(
-        id=w.item.id, role=w.item.role, kind=w.item.kind, source=w.item.source,
+        id=w.item.id, role=w.item.role, relation=w.item.relation, kind=w.item.kind, source=w.item.source,
         rendering=w.rendering, placement=w.placement, uri=uri(w.item), path=w.item.path,
         symbol=w.item.symbol,
         shown=[] if w.pointer_to or w.rendering not in w.item.renderings
@@ -123,12 +124,12 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
 def ablated(items: list[Evidence], flags: list[str]) -> list[Evidence]:
     """The pool without the evidence the flags name (see ``ConstructParams.ablate``)."""
     drop: dict[str, set[str]] = {"role": set(), "relation": set(), "source": set(),
-                                 "rendering": set()}
+                                 "rendering": set(), "placement": set()}
     for flag in flags:
         what, _, name = flag.partition(":")
-        if what not in drop or not name:
+        if what not in drop or not name or (what == "placement" and name != "edges"):
             raise InvalidParams(f"`ablate` entries are role:, relation:, source: or "
-                                f"rendering: and a name, not `{flag}`")
+                                f"rendering: and a name, or placement:edges, not `{flag}`")
         drop[what].add(name)
     out = []
     for e in items:
