@@ -81,7 +81,8 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
         return snap.locate(path=e.path).uri if e.path else None
 
     window = [p.WindowItem(
-        id=w.item.id, role=w.item.role, relation=w.item.relation, kind=w.item.kind, source=w.item.source,
+        id=w.item.id, role=w.item.role, relation=w.item.relation, kind=w.item.kind,
+        source=w.item.source,
         rendering=w.rendering, placement=w.placement, uri=uri(w.item), path=w.item.path,
         symbol=w.item.symbol,
         shown=[] if w.pointer_to or w.rendering not in w.item.renderings
