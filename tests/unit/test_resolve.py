@@ -116,3 +116,41 @@ def test_tests_bring_the_files_their_runner_loads_implicitly() -> None:
     evict = resolve(index.files["/ws/tests/go/cache.go"].outline, "Evict", "tests/go/cache.go")
     assert [tuple(h)[1:] for h in find_tests(index, "/ws/tests/go/cache.go", evict, _is_test)] == [
         ("tests/go/cache_test.go", "TestEvict", "calls Evict directly (line 3)", False)]
+
+
+def test_every_way_of_importing_a_module_finds_its_tests() -> None:
+    """Test files that import the target's module but do not call it: each import form
+    (checked against ``ast``), and only those (a test importing a sibling is not one)."""
+    import ast
+
+    tests = {
+        "tests/test_a.py": b"from billing.money import Coin\n",
+        "tests/test_b.py": b"import billing.money as m\n",
+        "tests/test_c.py": b"from billing import money\n",
+        "tests/test_d.py": b"from billing.money import *\n",
+        "tests/test_e.py": b"import billing.money\n",
+        "billing/tests/test_f.py": b"from ..money import Coin\n",
+        "tests/test_other.py": b"from billing.tax import rate\nfrom billing import tax\n",
+    }
+    index = _workspace({
+        "billing/__init__.py": b"", "billing/tests/__init__.py": b"",
+        "billing/money.py": b"class Coin:\n    pass\n\n\ndef add(a, b):\n    return a + b\n",
+        "billing/tax.py": b"def rate():\n    return 1\n", **tests})
+
+    def imports_money(path: str, src: bytes) -> bool:
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Import) and any(a.name == "billing.money"
+                                                    for a in node.names):
+                return True
+            if isinstance(node, ast.ImportFrom) and (
+                    node.module == "billing.money" or (node.level and node.module == "money")
+                    or (node.module == "billing" and any(a.name == "money"
+                                                         for a in node.names))):
+                return True
+        return False
+
+    add = resolve(index.files["/ws/billing/money.py"].outline, "add", "billing/money.py")
+    found = {h.path for h in find_tests(index, "/ws/billing/money.py", add, _is_test)
+             if h.evidence.startswith("imports")}
+    assert found == {p for p, src in tests.items() if imports_money(p, src)}
+    assert len(found) == 6

@@ -21,6 +21,7 @@ from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refindex import module_name as module_name
 from ctxls.index.refs import Binding, Call
+from ctxls.index.tables import module_words
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
@@ -440,7 +441,13 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
                             f"calls {caller.qualname}, a caller of {decl.name} "
                             f"(line {hop.call.row + 1})"))
     home_modules = set(index.module_names_of(home))
-    for info in index.files.values():
+    # A file importing the module is filed under its name's last part or a name it defines
+    # (``index_names``): only those files' imports are read, not every test file's.
+    filed = {module_words(m)[-1] for m in home_modules if module_words(m)} | {"*"} | {
+        d.name for d in home.outline.decls if not d.parents}
+    importers = set().union(*(index.by_name.get(n, ()) for n in filed))
+    for info in sorted((index.files[k] for k in importers if k in index.files),
+                       key=lambda i: i.path):
         if not is_test(info.path) or (info.key, None) in hits or any(
                 k == info.key for k, _ in hits):
             continue

@@ -9,6 +9,7 @@ whole budget, and most files are never asked about; a file pays when a request r
 from __future__ import annotations
 
 import pickle
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -74,11 +75,21 @@ def decode(data: tuple[Any, ...]) -> tuple[Outline, Refs | None]:
     return outline, refs
 
 
+SEGMENT = re.compile(r"[^\w$]+")
+
+
+def module_words(module: str) -> list[str]:
+    """The parts of a module path as imports spell it: ``pkg.mod``, ``../billing/pricing``."""
+    return [w for w in SEGMENT.split(module) if w]
+
+
 def index_names(refs: Refs) -> frozenset[str]:
-    """What a file is filed under: the names it calls, imports, or binds by import."""
+    """What a file is filed under: the names it calls, imports, or binds by import, and
+    the parts of the modules it imports (so a module's importers are found by name)."""
     return frozenset({c.name for c in refs.calls}
                      | {i.name for i in refs.imports if i.name}
-                     | {i.local for i in refs.imports})
+                     | {i.local for i in refs.imports}
+                     | {w for i in refs.imports for w in module_words(i.module)})
 
 
 class Tables:
