@@ -137,18 +137,24 @@ async def construct(client: CtxClient, edit: Edit, ceiling: int, count: Any,
 
 
 async def ctxls_windows(root: Path, edit: Edit, ceilings: list[int], count: Any,
-                        cache_dir: str, ablations: list[str] | None = None
-                        ) -> dict[str, Window]:
-    """One server for the parent tree, asked once per ceiling."""
+                        cache_dir: str, ablations: list[str] | None = None,
+                        search: bool = False) -> dict[str, Window]:
+    """One server for the parent tree, asked once per ceiling. ``search``: the search
+    index is built first, so the task's identifiers are looked up (as in an editor session
+    some seconds old)."""
     out: dict[str, Window] = {}
     try:
         client = await CtxClient.start(root, options={"cacheDir": cache_dir, "persist": False,
-                                                      "searchPrebuild": False},
+                                                      "searchPrebuild": search},
                                        wait_for_index=True, timeout=180)
     except Exception as exc:  # a server that does not start is an error for this edit
         return {f"ctxls@{c}": Window(0, error=f"server start failed: {exc}") for c in ceilings}
     try:
         indexed = (await client.status()).files  # 0: the scan failed, the window is blind
+        for _ in range(1200 if search else 0):
+            if (await client.status()).search_ready:
+                break
+            await asyncio.sleep(0.1)
         for ceiling in ceilings:
             out[f"ctxls@{ceiling}"] = window = await construct(client, edit, ceiling, count)
             window.extra["indexed"] = indexed
@@ -179,7 +185,8 @@ async def run_edit(repo: GitRepo, edit: Edit, facts: list[Fact], args: argparse.
         repo.archive_to(edit.parent, root)
         files = repo.tree_files(edit.parent)
         project = Project(files, lambda p: _read(root, p))
-        tasks = [ctxls_windows(root, edit, args.ceilings, count, cache, args.ablate)]
+        tasks = [ctxls_windows(root, edit, args.ceilings, count, cache, args.ablate,
+                               args.search)]
         if not args.no_aider:
             tasks.append(aider_window(worker, root, project, edit, files, args.map_tokens,
                                       count))
@@ -304,7 +311,8 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"# replay{' ' + args.label if args.label else ''}: "
               f"{', '.join(s['repo'] for s in sampling)}; seed {args.seed}, "
               f"{args.edits} edits per repository{' with facts' if args.with_facts else ''}, "
-              f"ceilings {', '.join(map(str, args.ceilings))}; ctxls {version}")
+              f"ceilings {', '.join(map(str, args.ceilings))}"
+              f"{'; search index built first' if args.search else ''}; ctxls {version}")
         print_report(records, args.ceilings, worker.unavailable if not args.no_aider else
                      "skipped (--no-aider)", sampling)
         print(f"\n{len(records)} edits in {elapsed:.0f} s; ctxls {version}; "
@@ -330,6 +338,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--aider-python", default=os.environ.get(
         "AIDER_PYTHON", "/tmp/aider-venv/bin/python"))
     ap.add_argument("--no-aider", action="store_true")
+    ap.add_argument("--search", action="store_true",
+                    help="build the search index before each window (task names looked up)")
     ap.add_argument("--show-facts", type=int, default=0,
                     help="print the added lines and facts of the first N edits per repo")
     ap.add_argument("--label", default="",
