@@ -446,6 +446,26 @@ async def test_ablation_flags_take_out_what_they_name(vscode: LanguageClient) ->
         await call(vscode, "ctx/construct", {**base, "ablate": ["tests"]})
 
 
+FLAGS = "from enum import Enum\n\n\nclass Flag(Enum):\n" + "".join(
+    f"    rule_{i} = {i}\n" for i in range(20)) + "    keep_blank_lines_after_header = 99\n"
+USES = ("from billing.flags import Flag\n\n\n"
+        "def spacing(mode):\n    return 1 if Flag.rule_3 in mode else 0\n")
+
+
+@pytest.mark.workspace_files({"billing/flags.py": FLAGS, "billing/spacing.py": USES})
+async def test_the_member_the_task_is_about_is_listed_among_a_few(vscode: LanguageClient
+                                                                  ) -> None:
+    """A class from another file shows a few of its 21 members: the one the body uses,
+    then the one whose words the task shares, though no code names it yet."""
+    r = await construct(vscode, path="billing/spacing.py", target={"symbol": "spacing"},
+                        task="Keep blank lines after the module header")
+    rows = shown_rows(r, "billing/flags.py")
+    lines = FLAGS.splitlines()
+    assert {lines.index("    rule_3 = 3"), lines.index("    keep_blank_lines_after_header = 99")
+            } <= rows
+    assert len(rows & set(range(4, 24))) < 20  # a few members, not all
+
+
 FRONT = {"task", "target", "fields", "dependency", "base"}
 
 

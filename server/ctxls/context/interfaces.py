@@ -10,6 +10,8 @@ pkg import m``), each as the definition lines of its public interface.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ctxls.context.items import Collected, cut, name_line, sig_rows
 from ctxls.context.limits import (
     MAX_AVAILABLE_LINES,
@@ -28,9 +30,24 @@ from ctxls.syntax.outline import Decl
 CLASS_LIKE = ("class", "interface", "struct")
 
 
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def task_match(task: str) -> Callable[[str], bool]:
+    """Whether a name shares two words with the task (``allow_empty_first_line_in_block``
+    and "Allow empty lines at ..."): what the edit is about, though nothing uses it yet."""
+    stems = {_stem(w) for w in words(task).split() if len(w) > 2}
+    return lambda name: sum(_stem(w) in stems for w in set(words(name).split())
+                            if len(w) > 2) >= 2
+
+
 def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, decl: Decl,
                deps: list[Dependency], file_words: set[str], task: str = "") -> None:
     items = out.items
+    about = task_match(task)
+    body_words = set(IDENT.findall(" ".join(v.lines[decl.span.start_row : decl.span.last_row
+                                                    + 1])))
     for dep in deps:
         dv = v if dep.key == (info.key if info else "") else snap.view_at(dep.key)
         d = dep.decl
@@ -41,10 +58,12 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
         members: list[tuple[int, int]] = sig_rows(twins[-1])[:1] \
             if twins and twins[-1].span.start_row > d.span.start_row else []
         if d.kind in CLASS_LIKE and dv is not v and dv.outline:
-            # A class from another file: the public members the file names first, a few.
+            # A class from another file, a few public members: the ones the target uses,
+            # then those the task is about, then those its file names.
             listed = [m for m in dv.outline.decls
                       if m.parents[-1:] == (d.qualname,) and not m.name.startswith("_")]
-            listed.sort(key=lambda m: m.name not in file_words)
+            listed.sort(key=lambda m: (m.name not in body_words, not about(m.name),
+                                       m.name not in file_words))
             members += [(m.name_span.start_row, m.name_span.start_row)
                         for m in listed[:MAX_CLASS_MEMBERS]]
         items.append(Evidence(
@@ -81,8 +100,6 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
                 "signature": cut(snap, iv, [r for d in shown for r in sig_rows(d)]),
                 "name": Text(f"{iv.loc.path}: " + ", ".join(d.qualname for d in shown) + "\n")},
             path=iv.loc.path, key=f"{iv.loc.path}::imports"))
-    body_words = set(IDENT.findall(" ".join(v.lines[decl.span.start_row : decl.span.last_row
-                                                    + 1])))
     for key in list(modules)[:MAX_MODULES]:
         mv = snap.view_at(key)
         if mv.outline is None:
@@ -95,9 +112,11 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
                   and (not d.parents or d.kind in ("method", "function", "attribute"))]
         if not public:
             continue
-        # What the target's body reads from it first, then what its file names (new code
-        # tends to reuse it), then the rest in file order, up to a cap: a definition line each.
-        public.sort(key=lambda d: (d.name not in body_words, d.name not in file_words))
+        # What the target's body reads from it first, then what the task is about, then
+        # what its file names (new code tends to reuse it), then the rest in file order, up
+        # to a cap: a definition line each.
+        public.sort(key=lambda d: (d.name not in body_words, not about(d.name),
+                                   d.name not in file_words))
         rows = [(d.name_span.start_row, d.name_span.start_row)
                 for d in public[:MAX_INTERFACE_LINES]]
         names = ", ".join(d.qualname for d in public[:60])
