@@ -7,7 +7,7 @@ import re
 from lsprotocol.types import DocumentSymbol, Location, Range, SymbolKind, WorkspaceSymbol
 
 from ctxls.snapshot import Snapshot, View
-from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.outline import Decl, Outline, Span
 
 KIND = {
     "class": SymbolKind.Class, "function": SymbolKind.Function, "method": SymbolKind.Method,
@@ -20,26 +20,54 @@ KIND = {
 UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
+GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?(\*?)\s*([\w.]+)")
+
+
 def document_symbols(snap: Snapshot, uri: str) -> list[DocumentSymbol]:
+    """The tree LSP asks for: each declaration once, inside the declaration whose range
+    holds it (by position, not by name: a Rust method sits in its ``impl`` block, a
+    reopened Ruby module's members in that block). A member declared outside its type (a
+    Go method) is listed where it stands, under its type's name (``(*Cache).Get``)."""
     v = snap.view(snap.locate(uri=uri))
     if v.outline is None:
         return []
-    by_name: dict[str, DocumentSymbol] = {}
-    kids: dict[str, list[DocumentSymbol]] = {}
     top: list[DocumentSymbol] = []
-    for d in v.outline.decls:
+    stack: list[tuple[Decl, DocumentSymbol]] = []
+    for d in sorted(v.outline.decls, key=lambda d: (d.span.start_row, d.span.start_col,
+                                                     -d.span.end_row, -d.span.end_col)):
+        while stack and not _inside(d.span, stack[-1][0].span):
+            stack.pop()
+        holder = stack[-1] if stack else None
         sym = DocumentSymbol(
-            name=d.name, kind=_kind(d), detail=_signature(v, d),
+            name=_name(v, d, holder[0] if holder else None), kind=_kind(d),
+            detail=_signature(v, d),
             range=Range(v.position(d.span.start_row, d.span.start_col),
                         v.position(d.span.end_row, d.span.end_col)),
             selection_range=Range(v.position(d.name_span.start_row, d.name_span.start_col),
                                   v.position(d.name_span.end_row, d.name_span.end_col)),
-            children=kids.setdefault(d.qualname, []),
-        )
-        parent = d.parents[-1] if d.parents else None
-        (kids[parent] if parent in by_name else top).append(sym)
-        by_name.setdefault(d.qualname, sym)
+            children=[])
+        (holder[1].children if holder else top).append(sym)  # type: ignore[union-attr]
+        stack.append((d, sym))
     return top
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return inner != outer and (outer.start_row, outer.start_col) <= (
+        inner.start_row, inner.start_col) and (inner.end_row, inner.end_col) <= (
+        outer.end_row, outer.end_col)
+
+
+def _name(v: View, d: Decl, holder: Decl | None) -> str:
+    """An ``impl`` block by its header (``impl Display for Cache``); a member outside the
+    declaration it belongs to by its owner's name too."""
+    if d.kind == "impl":
+        return _signature(v, d).rstrip("{ ").strip() or d.name
+    if not d.parents or (holder is not None and holder.qualname == d.parents[-1]):
+        return d.name
+    go = GO_RECEIVER.match(_signature(v, d))
+    if go:
+        return f"({go[1]}{go[2]}).{d.name}" if go[1] else f"{go[2]}.{d.name}"
+    return f"{d.parents[-1]}.{d.name}"
 
 
 def workspace_symbols(snap: Snapshot, query: str, limit: int = 200) -> list[WorkspaceSymbol]:
