@@ -275,3 +275,20 @@ def test_an_excerpt_without_edges_keeps_only_the_interior_markers() -> None:
     assert "...  # 3 lines elided" in bare.text and bare.shown == full.shown
     top = excerpt(lines, [(0, 1), (19, 19)], "...", opts, edges=False)  # no edge to drop
     assert top.text == excerpt(lines, [(0, 1), (19, 19)], "...", opts).text
+
+
+def test_numbered_lines_are_the_original_bytes_after_the_bar(python: Language) -> None:
+    """Trailing blanks and tabs survive numbering: a shown line is the file's line."""
+    source = TOKENS.replace("REFRESH_GRACE = 30\n", "REFRESH_GRACE = 30   \n").replace(
+        "        return token\n", "        return token\t \n").replace("\n\n\n", "\n    \n\n")
+    original = source.splitlines()
+    for target in (None, "refresh_token"):
+        text = skel(python, source, target, SkeletonOptions(
+            whole_max_lines=0, whole_max_tokens=0, flat_ratio=0, line_numbers=True)).text
+        numbered = [line for line in text.splitlines() if line.split("|", 1)[0].strip()]
+        assert len(numbered) > 5
+        for line in numbered:
+            number, _, rest = line.partition(" |")
+            assert rest[1:] == original[int(number) - 1] if rest else original[
+                int(number) - 1] == "", line
+        assert any(line.endswith("30   ") for line in numbered)

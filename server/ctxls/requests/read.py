@@ -18,7 +18,7 @@ from ctxls.errors import InvalidParams, UnknownSymbol
 from ctxls.paths import Located
 from ctxls.snapshot import Snapshot
 from ctxls.syntax.outline import Decl
-from ctxls.syntax.skeleton import Rendering, excerpt, render, window
+from ctxls.syntax.skeleton import Rendering, excerpt, numbered, render, window
 from ctxls.syntax.symbols import at_row, enclosing, first_mention, resolve
 
 
@@ -143,7 +143,7 @@ def read_range(snap: Snapshot, params: p.ReadRangeParams) -> p.ReadRangeResult:
     opts = snap.options.skeleton(params.line_numbers)
     width = len(str(n))
     text = "".join(
-        (f"{r + 1:>{width}} | {v.lines[r]}".rstrip() if opts.line_numbers else v.lines[r])
+        (numbered(r + 1, width, v.lines[r]) if opts.line_numbers else v.lines[r])
         + "\n" for r in range(first, last + 1))
     return p.ReadRangeResult(
         uri=v.loc.uri, path=v.loc.path, version=v.version, range=v.range(first, last),

@@ -34,6 +34,7 @@ from ctxls.index.resolve import (
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
+from ctxls.syntax.skeleton import numbered
 from ctxls.syntax.symbols import at_row, resolve
 
 
@@ -79,8 +80,8 @@ def references(snap: Snapshot, params: p.ReferencesParams,
                    for r in range(h.span.start_row, h.span.last_row + 1)]
         return p.Site(
             uri=rv.loc.uri, path=rv.loc.path, range=span, enclosing=ref.enclosing,
-            text="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n" for r in rows),
-            header="".join(f"{r + 1:>{width}} | {rv.lines[r]}".rstrip() + "\n"
+            text="".join(numbered(r + 1, width, rv.lines[r]) + "\n" for r in rows),
+            header="".join(numbered(r + 1, width, rv.lines[r]) + "\n"
                            for r in imports),
             evidence=ref.why)
 

@@ -223,6 +223,12 @@ def _mark_errors(plan: _Plan, outline: Outline, lines: list[str], comment: str,
             plan.elide(start, last, indent, symbol, ("unparsed region",))
 
 
+def numbered(number: int, width: int, text: str) -> str:
+    """``12 | text``, the line byte for byte after the bar (trailing blanks kept); an empty
+    line is ``12 |``."""
+    return f"{number:>{width}} | {text}" if text else f"{number:>{width}} |"
+
+
 def _emit(plan: _Plan, lines: list[str], marker: str, numbers: bool) -> str:
     width = len(str(len(lines)))
     out: list[str] = []
@@ -232,7 +238,7 @@ def _emit(plan: _Plan, lines: list[str], marker: str, numbers: bool) -> str:
         if row in plan.notes and g == SHOWN:
             out.append(f"{blank} | {plan.notes[row]}" if numbers else plan.notes[row])
         if g == SHOWN:
-            out.append(f"{row + 1:>{width}} | {text}".rstrip() if numbers else text)
+            out.append(numbered(row + 1, width, text) if numbers else text)
         elif row == 0 or plan.marks[row - 1] != g:
             indent, el = plan.groups[g]
             names = f"; hides {', '.join(el.names)}" if el.names else ""
@@ -310,7 +316,7 @@ def excerpt(lines: list[str], keep: list[tuple[int, int]], marker: str, opts: Sk
             if row in notes:
                 out.append(f"{blank} | {notes[row]}" if numbers else notes[row])
             text = lines[row]
-            out.append(f"{row + 1:>{width}} | {text}".rstrip() if numbers else text)
+            out.append(numbered(row + 1, width, text) if numbers else text)
     if not edges and shown and segments:
         out = out[1 if not segments[0][0] else 0 : -1 if not segments[-1][0] else None]
     return Rendering(text="\n".join(out) + "\n", mode=mode, reason=reason,
