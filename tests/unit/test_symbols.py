@@ -47,3 +47,36 @@ def test_at_row_is_innermost(python: Language) -> None:
     decl = at_row(o, 1)
     assert decl is not None and decl.qualname == "A.refresh_token"
     assert at_row(o, 6) is None
+
+
+def test_a_line_picks_a_method_over_a_function_of_the_same_name(python: Language) -> None:
+    """``resolve`` is also the qualified name of a top-level function: the line still
+    decides (a method of that name at the line asked for)."""
+    src = ("def resolve(x):\n    return x\n\n\nclass Finder:\n    def resolve(self, x):\n"
+           "        return x\n")
+    o = outline_source(python, src.encode())
+    assert resolve(o, "resolve", "f.py").span.start_row == 0
+    assert resolve(o, "resolve", "f.py", line=6).qualname == "Finder.resolve"
+    assert resolve(o, "resolve", "f.py", line=7).qualname == "Finder.resolve"  # in its body
+    assert resolve(o, "resolve", "f.py", line=2).qualname == "resolve"
+
+
+def test_each_languages_own_spelling_of_a_member() -> None:
+    from ctxls.syntax import languages
+
+    languages_registry = languages.registry()
+    ruby = languages_registry["ruby"]
+    src = (b"module Rack\n  module Auth\n    class Basic\n      def call(env)\n      end\n"
+           b"    end\n  end\nend\n")
+    o = outline_source(ruby, src)
+    assert resolve(o, "Rack::Auth::Basic#call", "b.rb").name == "call"
+    js = languages_registry["javascript"]
+    src = (b"function View(name) { this.name = name; }\n\n"
+           b"View.prototype.resolve = function (x) {\n  return x;\n};\n")
+    o = outline_source(js, src)
+    found = resolve(o, "View.prototype.resolve", "v.js")
+    assert found.name == "resolve" and found.span.start_row == 2
+    go = languages_registry["go"]
+    src = b"package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Get() int { return 1 }\n"
+    o = outline_source(go, src)
+    assert resolve(o, "cache.Cache.Get", "c.go").qualname == "Cache.Get"

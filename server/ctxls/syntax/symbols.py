@@ -15,23 +15,42 @@ def _describe(d: Decl) -> str:
     return f"{d.qualname} ({d.kind}, line {d.span.start_row + 1})"
 
 
+def spellings(name: str) -> list[str]:
+    """A name as the language writes it, then as outlines qualify it: Ruby's
+    ``Rack::Auth::Basic#call``, JavaScript's ``View.prototype.resolve``, and a Go or Java
+    name led by its package (``pkg.Type.Method``)."""
+    dotted = re.sub(r"\.prototype\.", ".", name.replace("::", ".").replace("#", "."))
+    out = [name, dotted]
+    parts = dotted.split(".")
+    out += [".".join(parts[i:]) for i in range(1, len(parts) - 1)]  # leading packages dropped
+    return list(dict.fromkeys(out))
+
+
 def resolve(outline: Outline, name: str, path: str, line: int | None = None) -> Decl:
     """The one declaration ``name`` means: a qualified name, or a bare name when unique.
 
     ``line`` (1-based) picks among declarations that share a name (a property's getter and
-    setter, a function defined per platform).
+    setter, a function defined per platform, a method named like a top-level function).
     """
     name = name.strip()
-    exact = [d for d in outline.decls if d.qualname == name]
-    found = exact or [
-        d for d in outline.decls if d.name == name or d.qualname.endswith("." + name)
-    ]
+    exact: list[Decl] = []
+    named: list[Decl] = []
+    for spelling in spellings(name):
+        exact = [d for d in outline.decls if d.qualname == spelling]
+        named = [d for d in outline.decls
+                 if d.name == spelling or d.qualname.endswith("." + spelling)]
+        if exact or named:
+            break
+    found = exact or named
+    if line is not None:  # the line decides among every declaration the name can mean
+        around = [d for d in dict.fromkeys(exact + named)
+                  if d.span.start_row <= line - 1 <= d.span.last_row]
+        starting = [d for d in around if d.span.start_row == line - 1]
+        innermost = sorted(around, key=lambda d: d.span.last_row - d.span.start_row)[:1]
+        found = starting or innermost or found
     if len(found) > 1:  # a type and its impl block share a name: the name means the type
         types = [d for d in found if d.kind not in SCOPE_KINDS]
         found = types if len(types) == 1 else found
-    if line is not None and len(found) > 1:
-        found = [d for d in found if d.span.start_row <= line - 1 <= d.span.last_row] or found
-        found = [d for d in found if d.span.start_row == line - 1] or found
     if len(found) > 1 and len({d.qualname for d in found}) == 1:
         bodies = [d for d in found if d.body is not None]  # overloads and their implementation
         found = bodies if len(bodies) == 1 else found
