@@ -52,6 +52,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -72,7 +73,13 @@ PROJECTS: dict[str, str] = {
     "marshmallow": "src/marshmallow",
     "starlette": "starlette",
     "tomlkit": "tomlkit",
+    # never tuned on (git archive of the fetched repositories; see --every-use)
+    "arrow": "arrow",
+    "jinja": "src/jinja2",
+    "structlog": "src/structlog",
+    "boltons": "boltons",
 }
+EVERY_USE = False  # --every-use: every reference kind, through textDocument/references
 # quota per kind in a project's sample (scaled to --per-project); short kinds are topped up
 MIX = {"function": 0.30, "class": 0.25, "method": 0.45}
 PROPERTY_DECORATORS = re.compile(r"(^|\.)(property|cached_property|setter|getter|deleter)$")
@@ -242,9 +249,8 @@ def jedi_sites(sym: Sym, root: Path, project: jedi.Project, src: Sources,
         if r.is_definition():
             continue
         text = src.line(rel, row)
-        if text.lstrip().startswith(("import ", "from ")):
-            continue
-        if not is_call_site(text, col, r.name):
+        if not EVERY_USE and (text.lstrip().startswith(("import ", "from "))
+                              or not is_call_site(text, col, r.name)):
             continue
         (out if rel in universe else outside).add((rel, row, col))
     sym.jedi = sorted(out)
@@ -328,6 +334,8 @@ def _site(s: dict[str, Any], root: Path, src: Sources) -> Site:
 
 
 async def ctx_sites(client: CtxClient, sym: Sym, root: Path, src: Sources) -> None:
+    if EVERY_USE:
+        return await ctx_uses(client, sym, root, src)
     start = time.perf_counter()
     try:
         r = await client.request("ctx/references", {
@@ -345,6 +353,28 @@ async def ctx_sites(client: CtxClient, sym: Sym, root: Path, src: Sources) -> No
             sym.evidence[_key(site)] = f"{key}: {s.get('evidence', '')}"
     sym.ctx.sort()
     sym.cand.sort()
+
+
+async def ctx_uses(client: CtxClient, sym: Sym, root: Path, src: Sources) -> None:
+    """textDocument/references at the definition's name (ASCII columns: code points are
+    UTF-16 units)."""
+    start = time.perf_counter()
+    try:
+        found = await client.request("textDocument/references", {
+            "textDocument": {"uri": (root / sym.path).as_uri()},
+            "position": {"line": sym.line - 1, "character": sym.col},
+            "context": {"includeDeclaration": False}})
+    except Exception as e:
+        sym.ctx_ms = (time.perf_counter() - start) * 1000
+        sym.error = f"textDocument/references: {e}"
+        return
+    sym.ctx_ms = (time.perf_counter() - start) * 1000
+    for loc in found or []:
+        path = Path(unquote(urlparse(loc["uri"]).path)).relative_to(root).as_posix()
+        site = _site({"path": path, "range": loc["range"]}, root, src)
+        sym.ctx.append(site)
+        sym.evidence[_key(site)] = "textDocument/references"
+    sym.ctx.sort()
 
 
 # ---- scoring ------------------------------------------------------------------------------
@@ -636,9 +666,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--examples", type=int, default=10)
     ap.add_argument("--only", default="", help="comma-separated project names")
+    ap.add_argument("--every-use", action="store_true",
+                    help="every reference kind (annotations, imports, attribute reads...) "
+                         "through textDocument/references, against all of jedi's references")
     ap.add_argument("--jedi-parse-limit", type=int, default=100_000,
                     help="jedi's cap on files parsed per reference search (jedi default 30)")
     args = ap.parse_args()
+    global EVERY_USE
+    EVERY_USE = args.every_use
     jedi_refs._PARSED_FILE_LIMIT = args.jedi_parse_limit
 
     names = [p for p in PROJECTS if not args.only or p in args.only.split(",")]
@@ -656,8 +691,9 @@ def main() -> None:
         classes[name] = workspace_classes(root, src)
 
     print(f"jedi {jedi.__version__} (parse limit {args.jedi_parse_limit}); seed {args.seed}; "
-          f"{args.per_project} symbols per project; call sites compared by "
-          "(path, line, column)")
+          f"{args.per_project} symbols per project; "
+          + ("every use (textDocument/references)" if EVERY_USE else "call sites")
+          + " compared by (path, line, column)")
     for name in names:
         e = info[name]
         print(f"  {name}: {int(e['files'])} .py files, {int(e['defs'])} eligible definitions, "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types as t
 from pytest_lsp import LanguageClient
 
@@ -103,3 +104,79 @@ async def test_dependencies_of_a_body(vscode: LanguageClient) -> None:
                                                 "name": "ShardedLRUCache._evict"})
     assert {d["symbol"] for d in r["dependencies"] if d["relation"] == "attribute"} >= {
         "ShardedLRUCache._shards", "ShardedLRUCache._index"}
+
+
+MONEY = '''"""Money."""
+
+
+class Money:
+    cents: int = 0
+
+
+def make(cents: int) -> "Money":
+    return Money()
+'''
+USES = '''import billing.coins as coins
+from billing.coins import Money
+from billing.coins import Money as Cash
+
+
+class Wallet(Money):
+    """Holds Money."""  # the docstring and this comment say Money: no use
+
+    def add(self, m: Money, *rest: Cash) -> Money:
+        if isinstance(m, (Money, int)):
+            return m
+        return coins.Money()
+
+    def label(self, Money: str) -> str:  # a parameter shadows the class here
+        return Money.upper()
+
+    def local(self) -> str:
+        Money = "x"
+        return Money
+
+    def keyword(self) -> object:
+        return dict(Money=1, cash=Cash)
+
+
+FACTORY = Money
+'''
+
+
+@pytest.mark.workspace_files({"billing/coins.py": MONEY, "billing/wallet.py": USES})
+async def test_references_list_every_use_of_a_class(vscode: LanguageClient) -> None:
+    """textDocument/references on a class: its annotations, base classes, isinstance
+    arguments, imports, module attributes, aliases and value uses, against an ``ast`` walk
+    of the files (names in strings, comments, keyword names and shadowing scopes are not)."""
+    import ast
+
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    truth: set[tuple[str, int, int]] = set()
+    for rel, text in (("billing/coins.py", MONEY), ("billing/wallet.py", USES)):
+        tree = ast.parse(text)
+        shadowing = {n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and (
+            any(a.arg == "Money" for a in n.args.args) or any(
+                isinstance(t, ast.Name) and t.id == "Money" and isinstance(t.ctx, ast.Store)
+                for t in ast.walk(n)))}
+        hidden = {id(x) for f in shadowing for x in ast.walk(f)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and n.id in ("Money", "Cash") and isinstance(
+                    n.ctx, ast.Load) and id(n) not in hidden:
+                truth.add((rel, n.lineno - 1, n.col_offset))
+            elif isinstance(n, ast.Attribute) and n.attr == "Money":
+                truth.add((rel, n.end_lineno - 1, n.end_col_offset - len("Money")))  # type: ignore[operator]
+            elif isinstance(n, ast.ImportFrom):
+                line = text.splitlines()[n.lineno - 1]
+                truth |= {(rel, n.lineno - 1, line.index(" Money") + 1)
+                          for a in n.names if a.name == "Money"}
+    coins = root / "billing/coins.py"
+    row = MONEY.splitlines().index("class Money:")
+    refs = await vscode.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        text_document=t.TextDocumentIdentifier(coins.as_uri()), position=t.Position(row, 7)))
+    got = {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
+            r.range.start.line, r.range.start.character) for r in refs or []}
+    assert got == truth
+    assert len(truth) >= 10

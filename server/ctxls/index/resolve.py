@@ -67,7 +67,7 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = decl.parents[-1] if decl.parents else None
-    names = _aliases(index, decl.name)
+    names = aliases(index, decl.name)
     for other_key in sorted(set().union(*(index.by_name.get(n, set()) for n in names))):
         info = index.files.get(other_key)
         if info is None:
@@ -81,7 +81,7 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
                 continue  # the definition itself
             around = at_row(info.outline, call.row)
             enclosing = around.qualname if around is not None else None
-            verdict = _judge(index, info, call, around, home, decl, owner)
+            verdict = judge(index, info, call, around, home, decl, owner)
             if verdict is None or (not verdict[0] and call.name not in (
                     decl.name, *(i.local for i in info.refs.imports if i.name == decl.name))):
                 continue  # another name's unproven uses are that name's, not this one's
@@ -90,7 +90,7 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
     return resolved, candidates
 
 
-def _aliases(index: RefIndex, name: str) -> set[str]:
+def aliases(index: RefIndex, name: str) -> set[str]:
     """``name`` and the names re-exports give it (``export {a as b} from``, ``from m import
     a as b``), since a module that imports the new name finds it through them."""
     names, todo = {name}, [name]
@@ -105,7 +105,7 @@ def _aliases(index: RefIndex, name: str) -> set[str]:
     return names
 
 
-def _judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home: FileInfo,
+def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home: FileInfo,
            decl: Decl, owner: str | None) -> tuple[bool, str, str] | None:
     """(resolved?, why, what stopped a candidate) for one call with the right name, or None
     when it is proven not one: another declaration, a builtin, outside the workspace."""

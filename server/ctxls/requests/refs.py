@@ -10,6 +10,7 @@ where only text matches are given) must not look alike.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ctxls.index.refs import Call
 from ctxls.index.resolve import (
     FileInfo,
     Reference,
+    RefIndex,
     TestHit,
     definition,
     tests_for,
@@ -29,8 +31,9 @@ from ctxls.index.resolve import (
     dependencies as find_dependencies,
 )
 from ctxls.index.resolve import (
-    references as find_references,
+    references as find_calls,
 )
+from ctxls.requests.uses import uses
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
@@ -39,8 +42,10 @@ from ctxls.syntax.symbols import at_row, resolve
 
 
 def references(snap: Snapshot, params: p.ReferencesParams,
-               brief: bool = False) -> p.ReferencesResult:
-    """Call sites of a declaration; ``brief`` leaves out their text (LSP wants ranges)."""
+               brief: bool = False, every_use: bool = False) -> p.ReferencesResult:
+    """Call sites of a declaration; ``brief`` leaves out their text (LSP wants ranges);
+    ``every_use``: every proven use, not only calls (textDocument/references, ``uses``)."""
+    find_references = _every_use(snap) if every_use else find_calls
     v = snap.view(snap.located(params))
     if v.outline is None:
         raise UnknownSymbol(f"{v.loc.path} has no outline; nothing to find references of")
@@ -97,6 +102,14 @@ def references(snap: Snapshot, params: p.ReferencesParams,
         version=home.version, notes=notes)
 
 
+def _every_use(snap: Snapshot) -> Callable[[RefIndex, str, Decl],
+                                            tuple[list[Reference], list[Reference]]]:
+    def find(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], list[Reference]]:
+        return uses(snap, key, decl), []
+
+    return find
+
+
 def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
     v, info, decl = _symbol(snap, params)
     if info is None:  # no reference table: test files that mention the name
@@ -111,7 +124,7 @@ def tests(snap: Snapshot, params: p.SymbolParams) -> p.TestsResult:
         hits = tests_for(snap.refs, info.key, decl, is_test)
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
     # a use not resolved may be a caller that tests reach
-    unproven = find_references(snap.refs, info.key, decl)[1] if info is not None else []
+    unproven = find_calls(snap.refs, info.key, decl)[1] if info is not None else []
     complete, notes = _completeness(snap, v, info is not None, unindexed, decl.name, unproven)
     return p.TestsResult(
         symbol=decl.qualname, path=v.loc.path,
@@ -175,7 +188,7 @@ def references_at(snap: Snapshot, uri: str, position: Position,
                   include_declaration: bool) -> list[Location]:
     result = references(snap, p.ReferencesParams(
         text_document=None, path=str(snap.locate(uri=uri).abspath), position=position,
-        include_candidates=False, limit=10_000), brief=True)
+        include_candidates=False, limit=10_000), brief=True, every_use=True)
     out = [Location(s.uri, s.range) for s in result.references]
     if include_declaration:
         decl_loc = definition_at(snap, uri, position)

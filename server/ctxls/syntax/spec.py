@@ -34,6 +34,23 @@ class RunnerSpec:
 
 
 @attrs.frozen
+class UsesSpec:
+    """``[uses]``: how textDocument/references finds the uses of a name that are no calls
+    (annotations, base classes, imports, attribute reads). Without it, calls only."""
+
+    # A node in one of these fields of its parent binds a new name (``def name``, a keyword
+    # argument's name, ``as name``); every identifier directly under these parents does too.
+    binding_fields: tuple[str, ...] = ()
+    binding_parents: tuple[str, ...] = ()
+    # A line of a function that binds NAME as a local (``NAME`` is replaced by the name):
+    # a bare NAME in that function is the local, not the declaration.
+    local_binding: str = ""
+    # Statements that import names: a name there is a use when the import binds this very
+    # declaration (followed through re-exports).
+    imports: tuple[str, ...] = ()
+
+
+@attrs.frozen
 class LanguageSpec:
     name: str
     grammar: str  # tree-sitter-language-pack grammar name
@@ -56,6 +73,7 @@ class LanguageSpec:
     assertion: str | None = None
     # Folders under grammars/ whose query files come before this folder's own, in order.
     include: tuple[str, ...] = ()
+    uses: UsesSpec | None = None
 
 
 @attrs.frozen

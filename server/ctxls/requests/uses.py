@@ -1,0 +1,162 @@
+"""Every use of a declaration, for ``textDocument/references``: its calls (the reference
+index's), and the uses the tables do not record — annotations, base classes, ``isinstance``
+arguments, imports, attribute reads, a function passed as a value.
+
+A use is a whole-word match of the name (or an alias an import gives it) in a file that can
+reach the declaration (its own file, the files filed under the name, the files importing
+its module or its class), in code rather than a string or comment, that binds no new name
+(a parameter, a keyword argument's name, another declaration), in a function that has no
+local of that name; it is then judged like a call (``index/resolve.judge``): only proven
+uses are returned. A language's ``[uses]`` table (grammars/) says what binds a name; a
+language without one gets its calls.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from ctxls.index.refs import Call
+from ctxls.index.resolve import Reference, aliases, judge
+from ctxls.index.resolve import references as call_sites
+from ctxls.index.tables import module_words
+from ctxls.snapshot import Snapshot
+from ctxls.syntax import languages
+from ctxls.syntax.outline import Decl
+from ctxls.syntax.spec import UsesSpec
+from ctxls.syntax.symbols import at_row
+
+RECEIVER = re.compile(rb"([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\.\s*$")
+
+
+def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
+    """Proven uses of ``decl`` (defined in the file ``key``), calls first."""
+    index = snap.refs
+    home = index.files.get(key)
+    resolved, _ = call_sites(index, key, decl)
+    spec = languages.spec_for(home.path) if home is not None else None
+    if home is None or spec is None or spec.uses is None:
+        return resolved
+    names = aliases(index, decl.name)
+    files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
+    for module in index.module_names_of(home):  # `module.name` in a file importing it
+        if words := module_words(module):
+            files |= index.by_name.get(words[-1], set())
+    if decl.parents:  # `instance.member` in a file that imports the class
+        files |= index.by_name.get(decl.parents[0], set())
+    seen = {(r.key, r.call.row, r.call.col) for r in resolved}
+    owner = decl.parents[-1] if decl.parents else None
+    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+    found = list(resolved)
+    for other in sorted(files):
+        info = index.files.get(other)
+        if info is None or languages.spec_for(info.path) != spec:
+            continue
+        v = snap.view_at(other)
+        if not any(n.encode() in v.data for n in names):
+            continue
+        declared = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls}
+        tree: ts.Tree | None = None
+        for row in range(v.index.line_count):
+            line = v.index.line(row)
+            for m in word.finditer(line):
+                col = m.start()
+                if (other, row, col) in seen or (row, col) in declared:
+                    continue
+                if tree is None:
+                    assert v.lang is not None
+                    tree = v.lang.parser().parse(v.data)
+                node = tree.root_node.descendant_for_point_range((row, col), (row, m.end()))
+                if node is None or not _a_use(node, spec.uses, v.lang.comment_nodes
+                                              if v.lang else frozenset()):
+                    continue
+                obj = _receiver(line[:col])
+                around = at_row(info.outline, row)
+                name = m.group().decode()
+                if _within(node, spec.uses.imports):  # `from m import name [as x]`
+                    imp = next((i for i in reversed(info.refs.imports)
+                                if i.name == name and i.row <= row), None)
+                    got = index.imported(info, imp) if imp is not None else None
+                    if got is not None and (got[0].key, got[1].qualname) == (key,
+                                                                               decl.qualname):
+                        found.append(Reference(other, info.path, Call(row, col, m.end(),
+                                                                      name, None),
+                                               None, "imported by name"))
+                    continue
+                if obj is None and _local(v.lines, around, name, spec.uses):
+                    continue
+                call = Call(row, col, m.end(), name, obj)
+                verdict = judge(index, info, call, around, home, decl, owner)
+                if verdict is not None and verdict[0]:
+                    found.append(Reference(other, info.path, call,
+                                           around.qualname if around else None, verdict[1]))
+                    seen.add((other, row, col))
+    return found
+
+
+def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:
+    """An identifier in code that names something rather than binding a new name."""
+    if "string" in node.type or node.type in comments or node.child_count:
+        return False
+    parent = node.parent
+    if parent is not None and (parent.type in spec.binding_parents or any(
+            parent.child_by_field_name(f) == node for f in spec.binding_fields)):
+        return False
+    while parent is not None:
+        if parent.type == "interpolation":  # f"{name}": code again
+            return True
+        if parent.type in comments or "string" in parent.type:
+            return False
+        parent = parent.parent
+    return True
+
+
+def _within(node: ts.Node, types: tuple[str, ...]) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in types:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _receiver(before: bytes) -> str | None:
+    """``a.b`` for ``a.b.name``; ``?`` when what precedes the dot is no plain path
+    (``f().name``): judged as a receiver of unknown type; None: a bare name."""
+    if not before.rstrip().endswith(b"."):
+        return None
+    m = RECEIVER.search(before)
+    return re.sub(r"\s+", "", m[1].decode()) if m else "?"
+
+
+def _parameters(text: str) -> set[str]:
+    """The names of a parameter list (``a, b: T = x, *args) -> R``): at depth 0 of the
+    brackets, before each ``:`` or ``=`` (annotations and defaults name other things)."""
+    names: set[str] = set()
+    depth, start = 0, 0
+    for i, ch in enumerate(text + ","):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth < 0:  # the list's own closing bracket
+                names.add(re.split(r"[:=]", text[start:i])[0].strip(" *\t"))
+                return names - {""}
+        elif ch == "," and depth == 0:
+            names.add(re.split(r"[:=]", text[start:i])[0].strip(" *\t"))
+            start = i + 1
+    return names - {""}
+
+
+def _local(lines: list[str], around: Decl | None, name: str, spec: UsesSpec) -> bool:
+    """Whether the innermost function around the use binds ``name`` itself: a parameter
+    (in its signature) or a local (``local_binding``)."""
+    if around is None or around.kind not in ("function", "method") or not spec.local_binding:
+        return False
+    sig = " ".join(lines[around.signature.start_row : around.signature.end_row + 1])
+    if name in _parameters(sig.partition("(")[2]):
+        return True
+    body = "\n".join(lines[around.signature.end_row + 1 : around.span.last_row + 1])
+    pattern = spec.local_binding.replace("NAME", re.escape(name))
+    return re.search(pattern, body, re.M) is not None
