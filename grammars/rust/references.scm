@@ -24,3 +24,9 @@
 
 ; use a::b::{self}: the module itself, used as b
 (use_declaration argument: (scoped_use_list path: (_) @import.module list: (use_list (self) @import.self)))
+
+; Calls inside a macro's token tree (assert!(f(x)), format!("{}", c.m()), vec![m::f()]):
+; tree-sitter leaves them as tokens, an identifier followed by a parenthesised tree.
+(token_tree (identifier) @call.name . (token_tree . "("))
+(token_tree (identifier) @call.object . "." . (identifier) @call.name . (token_tree . "("))
+(token_tree (identifier) @call.object . "::" . (identifier) @call.name . (token_tree . "("))

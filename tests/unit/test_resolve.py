@@ -154,3 +154,20 @@ def test_every_way_of_importing_a_module_finds_its_tests() -> None:
              if h.evidence.startswith("imports")}
     assert found == {p for p, src in tests.items() if imports_money(p, src)}
     assert len(found) == 6
+
+
+def test_calls_inside_rust_macros_are_calls() -> None:
+    """assert_eq!(total(..)), println!("{}", cache::total(..)), vec![c.len()]: tree-sitter
+    keeps macro arguments as tokens; the calls in them still resolve."""
+    index = _workspace({
+        "src/cache.rs": b"pub fn total(xs: &[u32]) -> u32 {\n    0\n}\n",
+        "src/main.rs": (b"mod cache;\nuse crate::cache::total;\n\nfn main() {\n"
+                        b"    assert_eq!(total(&[1]), 0);\n"
+                        b"    println!(\"{}\", cache::total(&[2]));\n"
+                        b"    let v = vec![total(&[3])];\n"
+                        b"    format!(\"total(&[4])\");\n}\n"),
+    })
+    total = resolve(index.files["/ws/src/cache.rs"].outline, "total", "src/cache.rs")
+    resolved, candidates = references(index, "/ws/src/cache.rs", total)
+    assert sorted(r.call.row for r in resolved) == [4, 5, 6]  # not the string on row 7
+    assert not candidates

@@ -107,5 +107,9 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
                 _text(n).replace("::", ".") for n in caps.get("class.base", []))  # Ruby `A::B`
     bindings.sort()
+    # A pattern that cannot see what precedes a name (a call in a Rust macro's tokens) also
+    # matches `x.f(`: the capture with its object is the call.
+    placed = {(c.row, c.col) for c in calls if c.obj is not None}
+    calls = [c for c in calls if c.obj is not None or (c.row, c.col) not in placed]
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
                 tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns))

@@ -34,6 +34,9 @@ class RustCrates(ModuleSystem):
         return module  # crate.… as is; another crate does not resolve
 
     def path_module(self, expr: str, path: str, root: str) -> str | None:
-        """``crate::a::f()``, ``super::f()``, ``self::a::f()``: files are modules, so the
-        path names one (a ``mod`` block inside a file is not followed)."""
-        return self.absolute(expr, 0, path, root) if expr.split(".")[0] in PATH_HEADS else None
+        """``crate::a::f()``, ``super::f()``, ``self::a::f()``, and ``a::f()`` for a child
+        module ``a`` of the file's own (``mod a;``): files are modules, so the path names
+        one (a ``mod`` block inside a file is not followed)."""
+        if expr.split(".")[0] in PATH_HEADS:
+            return self.absolute(expr, 0, path, root)
+        return f"{self.module_name(path) or 'crate'}.{expr}"
