@@ -171,3 +171,21 @@ def test_calls_inside_rust_macros_are_calls() -> None:
     resolved, candidates = references(index, "/ws/src/cache.rs", total)
     assert sorted(r.call.row for r in resolved) == [4, 5, 6]  # not the string on row 7
     assert not candidates
+
+
+def test_a_go_variable_bound_to_a_named_result_has_its_type() -> None:
+    """``c, _ := CreateTestContext(w)`` with ``func CreateTestContext(..) (c *Context, r
+    *Engine)``: c is a *Context, so c.JSON() is a proven call of Context.JSON."""
+    index = _workspace({
+        "ctx/ctx.go": (b"package ctx\n\ntype Context struct{}\n\n"
+                       b"func (c *Context) JSON(code int) {}\n\n"
+                       b"func CreateTestContext(w int) (c *Context, r int) {\n"
+                       b"\treturn nil, 0\n}\n"),
+        "ctx/ctx_test.go": (b"package ctx\n\nfunc TestX() {\n\tc, _ := CreateTestContext(1)\n"
+                            b"\tc.JSON(200)\n}\n"),
+    })
+    json = resolve(index.files["/ws/ctx/ctx.go"].outline, "Context.JSON", "ctx/ctx.go")
+    resolved, candidates = references(index, "/ws/ctx/ctx.go", json)
+    assert [(r.path, r.call.row, r.why) for r in resolved] == [
+        ("ctx/ctx_test.go", 4, "c: Context")]
+    assert not candidates

@@ -248,7 +248,9 @@ class RefIndex:
         imported, or ``module.Class``; ``Class(...)`` names its instance's class."""
         expr = expr.strip()
         if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
-            expr = expr[1:-1].split(",", 1)[0]
+            expr = expr[1:-1].split(",", 1)[0].strip()
+            named = re.match(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$", expr)  # (c *Context, ...)
+            expr = named[1] if named else expr
         expr = re.sub(r"^(?:[&*]|mut\s+|dyn\s+|impl\s+)+", "", expr.strip())
         expr = re.split(r"[\[<]", expr, maxsplit=1)[0].strip("\"' ")
         if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
