@@ -189,3 +189,14 @@ def test_a_go_variable_bound_to_a_named_result_has_its_type() -> None:
     assert [(r.path, r.call.row, r.why) for r in resolved] == [
         ("ctx/ctx_test.go", 4, "c: Context")]
     assert not candidates
+
+
+def test_a_java_nested_class_calls_its_outer_classs_method_unqualified() -> None:
+    index = _workspace({"src/a/Outer.java": (
+        b"package a;\n\nclass Outer {\n    static int helper() { return 1; }\n\n"
+        b"    static class Inner {\n        int run() { return helper(); }\n    }\n}\n")})
+    outline = index.files["/ws/src/a/Outer.java"].outline
+    helper = resolve(outline, "Outer.helper", "src/a/Outer.java")
+    resolved, candidates = references(index, "/ws/src/a/Outer.java", helper)
+    assert [(r.call.row, r.enclosing) for r in resolved] == [(6, "Outer.Inner.run")]
+    assert not candidates

@@ -119,12 +119,16 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
             klass = _enclosing_class(info, around, ("module",))  # Ruby: a mixin's own calls
             if klass is None:
                 return None
-            found = _method(index, info, klass, call.name)
-            if found is not None:
-                return (True, f"{call.name}() in {klass.qualname}", "") if means(found) else None
-            base = _open_base(index, info, klass)
+            # The class, then the classes it is nested in (Java: an inner class calls its
+            # outer class's methods unqualified), each with its bases.
+            nest = [klass, *reversed(_enclosing_classes(info, klass))]
+            for k in nest:
+                found = _method(index, info, k, call.name)
+                if found is not None:
+                    return (True, f"{call.name}() in {k.qualname}", "") if means(found) else None
+            base = next((b for k in nest if (b := _open_base(index, info, k))), None)
             if base is None:
-                return None  # the class and every base are known, and none declares it
+                return None  # the classes and every base are known, and none declares it
             return (False, f"{call.name}() in {klass.qualname}, which {base} may supply",
                     INHERITED)
         if owner is not None:
@@ -321,6 +325,13 @@ def _enclosing_class(info: FileInfo, around: Decl | None,
         if parent in names:
             return names[parent]
     return None
+
+
+def _enclosing_classes(info: FileInfo, klass: Decl) -> list[Decl]:
+    """The classes ``klass`` is declared in, outermost first."""
+    names = {d.qualname: d for d in info.outline.decls
+             if d.kind in CLASS_KINDS or d.kind in ("module",)}
+    return [names[p] for p in klass.parents if p in names]
 
 
 def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
