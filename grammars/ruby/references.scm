@@ -3,6 +3,9 @@
 
 (call receiver: (_) @call.object method: (identifier) @call.name)
 (call !receiver method: (identifier) @call.name)
+; A bare name as a statement (`validate` on a line of its own) calls a method: a local's
+; value there would be thrown away, except as a method's last expression.
+(body_statement (identifier) @call.name)
 
 (assignment left: (identifier) @bind.name
   right: (call receiver: [(constant) (scope_resolution)] @bind.type

@@ -200,3 +200,14 @@ def test_a_java_nested_class_calls_its_outer_classs_method_unqualified() -> None
     resolved, candidates = references(index, "/ws/src/a/Outer.java", helper)
     assert [(r.call.row, r.enclosing) for r in resolved] == [(6, "Outer.Inner.run")]
     assert not candidates
+
+
+def test_a_bare_ruby_call_in_a_module_is_a_call() -> None:
+    index = _workspace({"lib/helpers.rb": (
+        b"module Helpers\n  def save\n    validate\n    persist(1)\n  end\n\n"
+        b"  def validate\n    true\n  end\n\n  def persist(x)\n    x\n  end\nend\n")})
+    outline = index.files["/ws/lib/helpers.rb"].outline
+    for name, row in (("Helpers.validate", 2), ("Helpers.persist", 3)):
+        decl = resolve(outline, name, "lib/helpers.rb")
+        resolved, _ = references(index, "/ws/lib/helpers.rb", decl)
+        assert [(r.call.row, r.enclosing) for r in resolved] == [(row, "Helpers.save")], name
