@@ -169,3 +169,38 @@ async def test_ruby_references_through_global_constants_and_implicit_self(
         tests = await ctx.tests("lib/billing/store.rb", "Billing.Store.save")
         assert [(t.path, t.symbol) for t in tests.tests] == [
             ("test/ledger_test.rb", "LedgerTest.test_record")]
+
+
+async def test_kotlin_is_first_class(tmp_path: Path) -> None:
+    """Kotlin: declarations, a method by name, a window around it, and references across
+    files through a constructor property's type and a local built by a constructor."""
+    root = copy_fixtures(FIXTURES / "kotlin", tmp_path / "kt")
+    main = "src/main/kotlin/com/example/billing"
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.read_symbol(f"{main}/Invoice.kt", "Invoice.add")
+        assert sym.kind == "method" and "fun add(line: Line): Invoice {" in sym.text
+        assert "data class Invoice(" in sym.text  # its class travels with it
+        window = await ctx.request("ctx/construct", {
+            "path": f"{main}/Ledger.kt", "target": {"symbol": "Ledger.record"},
+            "task": "count paid lines only", "ceiling": 6000})
+        target = next(w for w in window["window"] if w["role"] == "target")
+        assert target["symbol"] == "Ledger.record"
+        lines = (root / f"{main}/Ledger.kt").read_text().splitlines()
+        shown = {r for w in window["window"] if w["path"] == f"{main}/Ledger.kt"
+                 for s in w["shown"] for r in range(s["start"]["line"], s["end"]["line"] + 1)}
+        assert lines.index("    fun record(invoice: Invoice): Int {") in shown
+        record = await ctx.request("ctx/references", {"path": f"{main}/Ledger.kt",
+                                                      "name": "Ledger.record"})
+        sites = {(s["path"], s["range"]["start"]["line"]) for s in record["references"]}
+        test = "src/test/kotlin/com/example/billing/LedgerTest.kt"
+        assert sites == {(f"{main}/Ledger.kt", lines.index("            record(found)")),
+                         (test, 9)}
+        save = await ctx.request("ctx/references", {"path": f"{main}/Invoice.kt",
+                                                    "name": "Store.save"})
+        assert [(s["path"], s["evidence"]) for s in save["references"]] == [
+            (f"{main}/Ledger.kt", "store: Store")]
+        tests = await ctx.request("ctx/tests", {"path": f"{main}/Ledger.kt",
+                                                "name": "Ledger.record"})
+        assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
+            (test, "LedgerTest.recordsAnInvoice")]

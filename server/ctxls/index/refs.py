@@ -73,6 +73,12 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             else:
                 local = system.plain_local(dotted)
             imports.append(Import(local, dotted, None, 0, node.start_point.row))
+        elif "import.path" in caps:  # `import a.b.C [as D]` (Kotlin): module and name at once
+            node = caps["import.path"][0]
+            module, _, name = _text(node).rpartition(".")
+            alias = caps.get("import.alias")
+            imports.append(Import(_text(alias[0]) if alias else name, module, name, 0,
+                                  node.start_point.row))
         elif "import.from" in caps:
             src = _text(caps["import.from"][0]).replace("::", ".")  # Rust and Ruby write `a::b`
             level = system.relative_level(src)

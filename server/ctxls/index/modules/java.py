@@ -1,11 +1,14 @@
-"""Java packages: a package is a folder, named from the path below the source root
-(the last ``java/`` folder, as in Maven's ``src/main/java``)."""
+"""Java and Kotlin packages: a package is a folder, named from the path below the source
+root (the last ``java/`` or ``kotlin/`` folder, as in Maven's ``src/main/java`` and Gradle's
+``src/main/kotlin``)."""
 
 from __future__ import annotations
 
 import posixpath
 
 from ctxls.index.modules import ModuleSystem, register, src_layout
+
+SOURCE_ROOTS = ("java", "kotlin")
 
 
 @register("java")
@@ -14,8 +17,9 @@ class JavaPackages(ModuleSystem):
 
     def module_name(self, path: str) -> str | None:
         folder = posixpath.dirname(path)
-        tail = folder.rsplit("java/", 1)[-1] if "java/" in folder else folder
-        return tail.replace("/", ".") or "."
+        parts = folder.split("/") if folder else []
+        roots = [i for i, part in enumerate(parts) if part in SOURCE_ROOTS]
+        return ".".join(parts[roots[-1] + 1 :] if roots else parts) or "."
 
     def module_names(self, path: str) -> list[str]:
         mod = self.module_name(path)
