@@ -204,3 +204,36 @@ async def test_kotlin_is_first_class(tmp_path: Path) -> None:
                                                 "name": "Ledger.record"})
         assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
             (test, "LedgerTest.recordsAnInvoice")]
+
+
+async def test_csharp_is_first_class(tmp_path: Path) -> None:
+    """C#: a method by its short name inside a namespace, a window around it, references
+    through a field's interface type and a `new` local, the test by name."""
+    root = copy_fixtures(FIXTURES / "csharp", tmp_path / "cs")
+    src = "src/Billing"
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.read_symbol(f"{src}/Invoice.cs", "Invoice.Add")
+        assert sym.kind == "method" and "public Invoice Add(Line line)" in sym.text
+        assert "public class Invoice : IPrintable" in sym.text
+        window = await ctx.request("ctx/construct", {
+            "path": f"{src}/Ledger.cs", "target": {"symbol": "Ledger.Record"},
+            "task": "count paid invoices only", "ceiling": 6000})
+        assert next(w for w in window["window"] if w["role"] == "target")["symbol"] == \
+            "Ledger.Record"
+        lines = (root / f"{src}/Ledger.cs").read_text().splitlines()
+        record = await ctx.request("ctx/references", {"path": f"{src}/Ledger.cs",
+                                                      "name": "Ledger.Record"})
+        test = "tests/Billing.Tests/LedgerTests.cs"
+        test_lines = (root / test).read_text().splitlines()
+        assert {(s["path"], s["range"]["start"]["line"]) for s in record["references"]} == {
+            (f"{src}/Ledger.cs", lines.index("            Record(found);")),
+            (test, next(i for i, x in enumerate(test_lines) if "ledger.Record(" in x))}
+        save = await ctx.request("ctx/references", {"path": f"{src}/Invoice.cs",
+                                                    "name": "IStore.Save"})
+        assert [(s["path"], s["evidence"]) for s in save["references"]] == [
+            (f"{src}/Ledger.cs", "store: Billing.IStore")]
+        tests = await ctx.request("ctx/tests", {"path": f"{src}/Ledger.cs",
+                                                "name": "Ledger.Record"})
+        assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
+            (test, "Billing.Tests.LedgerTests.RecordsAnInvoice")]

@@ -284,7 +284,7 @@ class RefIndex:
         if not _system(info.path).global_classes:
             return True
         name = re.split(r"\.|::", expr)[-1]
-        return any(d.name == name and d.kind in ("class", "module")
+        return any(d.name == name and d.kind in ("module", *CLASS_KINDS)
                    for f in self.files.values() if _system(f.path).global_classes
                    for d in f.outline.decls)
 
@@ -293,7 +293,7 @@ class RefIndex:
         class names global (Ruby constants)."""
         found = [(f, d) for f in self.files.values() if _system(f.path).global_classes
                  for d in f.outline.decls
-                 if d.kind in ("class", "module") and (d.qualname == expr or d.name == expr)]
+                 if d.kind in ("module", *CLASS_KINDS) and (d.qualname == expr or d.name == expr)]
         exact = [x for x in found if x[1].qualname == expr]
         return (exact or found)[0] if len(exact or found) == 1 else None
 
