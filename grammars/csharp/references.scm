@@ -1,5 +1,5 @@
 ; What a C# file refers to: `using` directives, calls, and names whose type is known in
-; their scope. Capture vocabulary: grammars/README.md (module_system = "csharp": types are
+; their scope. Capture vocabulary: grammars/README.md (module_system = "namespaces": types are
 ; found by name across the workspace).
 
 ; `using A.B;` brings a namespace's types into scope: a star import of A.B.

@@ -237,3 +237,35 @@ async def test_csharp_is_first_class(tmp_path: Path) -> None:
                                                 "name": "Ledger.Record"})
         assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
             (test, "Billing.Tests.LedgerTests.RecordsAnInvoice")]
+
+
+async def test_php_is_first_class(tmp_path: Path) -> None:
+    """PHP: a method by name, a window around it, references through a typed property
+    ($this->store->save) and a `new` local, the test by name."""
+    root = copy_fixtures(FIXTURES / "php", tmp_path / "php")
+    src = "src/Billing"
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.read_symbol(f"{src}/Invoice.php", "Invoice.add")
+        assert sym.kind == "method" and "public function add(Line $line): self" in sym.text
+        assert "final class Invoice implements Printable" in sym.text
+        window = await ctx.request("ctx/construct", {
+            "path": f"{src}/Ledger.php", "target": {"symbol": "Ledger.record"},
+            "task": "count paid invoices only", "ceiling": 6000})
+        assert next(w for w in window["window"] if w["role"] == "target")["symbol"] == \
+            "Ledger.record"
+        lines = (root / f"{src}/Ledger.php").read_text().splitlines()
+        test = "tests/LedgerTest.php"
+        test_lines = (root / test).read_text().splitlines()
+        record = await ctx.request("ctx/references", {"path": f"{src}/Ledger.php",
+                                                      "name": "Ledger.record"})
+        assert {(s["path"], s["range"]["start"]["line"]) for s in record["references"]} == {
+            (f"{src}/Ledger.php", lines.index("            $this->record($found);")),
+            (test, next(i for i, x in enumerate(test_lines) if "$ledger->record(" in x))}
+        save = await ctx.request("ctx/references", {"path": f"{src}/Invoice.php",
+                                                    "name": "Store.save"})
+        assert [s["path"] for s in save["references"]] == [f"{src}/Ledger.php"]
+        tests = await ctx.request("ctx/tests", {"path": f"{src}/Ledger.php",
+                                                "name": "Ledger.record"})
+        assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
+            (test, "LedgerTest.testRecordsAnInvoice")]

@@ -51,6 +51,12 @@ def _text(node: ts.Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
 
 
+def _path(text: str) -> str:
+    """A path as dotted: Rust's and Ruby's ``a::b``, PHP's and C's ``a->b``, PHP's
+    namespace ``A\\B``."""
+    return text.replace("::", ".").replace("->", ".").replace("\\", ".")
+
+
 def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs:
     """``found``: the references query's matches over the tree, if already run."""
     if lang.refs_query is None:
@@ -64,7 +70,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
-            dotted = _text(node).replace("::", ".")  # Rust and Ruby write `a::b`
+            dotted = _path(_text(node))
             alias = caps.get("import.alias")
             if alias:
                 local = _text(alias[0])
@@ -80,7 +86,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             imports.append(Import(_text(alias[0]) if alias else name, module, name, 0,
                                   node.start_point.row))
         elif "import.from" in caps:
-            src = _text(caps["import.from"][0]).replace("::", ".")  # Rust and Ruby write `a::b`
+            src = _path(_text(caps["import.from"][0]))
             level = system.relative_level(src)
             module = src[level:]
             row = caps["import.from"][0].start_point.row
@@ -95,7 +101,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             obj = caps.get("call.object")
             calls.append(Call(node.start_point.row, node.start_point.column,
                               node.end_point.column, _text(node),
-                              _text(obj[0]).replace("::", ".") if obj else None))
+                              _path(_text(obj[0])) if obj else None))
         elif "bind.name" in caps:
             node = caps["bind.name"][0]
             typed = caps.get("bind.type")
@@ -105,13 +111,13 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             elif "bind.member" in caps and lang.self_names:
                 name = f"{lang.self_names[0]}.{name}"
             bindings.append(Binding(node.start_point.row, name,
-                                    _text(typed[0]).replace("::", ".") if typed else ""))
+                                    _path(_text(typed[0])) if typed else ""))
         elif "returns.name" in caps:
             returns.append((caps["returns.name"][0].start_point.row,
                             _text(caps["returns.type"][0])))
         elif "class.name" in caps:
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
-                _text(n).replace("::", ".") for n in caps.get("class.base", []))  # Ruby `A::B`
+                _path(_text(n)) for n in caps.get("class.base", []))
     bindings.sort()
     # A pattern that cannot see what precedes a name (a call in a Rust macro's tokens) also
     # matches `x.f(`: the capture with its object is the call.
