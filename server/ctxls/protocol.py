@@ -266,7 +266,7 @@ class ConstructParams:
     encoding: str | None = None
     query: str | None = None  # fill `retrieved` from ctx/search instead
     # For measuring what each rule earns: kinds of evidence left out of the pool, as
-    # `role:tests`, `relation:available`, `source:06`, or renderings not offered, as
+    # `role:tests`, `relation:module-test`, `source:06`, or renderings not offered, as
     # `rendering:verbatim` (an item left with none keeps its cheapest); `placement:edges`
     # buries the edges' items mid-window (the ordering's probe).
     ablate: list[str] = attrs.Factory(list)

@@ -437,8 +437,7 @@ async def test_ablation_flags_take_out_what_they_name(vscode: LanguageClient) ->
     assert {"tests", "call_sites"} <= {w["role"] for w in full["window"]}
     for flag, gone in (("role:tests", lambda w: w["role"] == "tests"),
                        ("source:06", lambda w: w["role"] in ("tests", "call_sites")),
-                       ("relation:available",
-                        lambda w: w["provenance"].startswith("03: the other names"))):
+                       ("relation:dependency", lambda w: w["relation"] == "dependency")):
         cut = await call(vscode, "ctx/construct", {**base, "ablate": [flag]})
         assert not any(gone(w) for w in cut["window"]), flag
         assert cut["tokenCount"] < full["tokenCount"], flag

@@ -14,16 +14,13 @@ from collections.abc import Callable
 
 from ctxls.context.items import Collected, cut, name_line, sig_rows
 from ctxls.context.limits import (
-    MAX_AVAILABLE_LINES,
     MAX_CLASS_MEMBERS,
     MAX_INTERFACE_LINES,
     MAX_MODULES,
-    MAX_SUPPLIERS,
 )
 from ctxls.context.model import Evidence, Text
 from ctxls.index.resolve import Dependency, FileInfo
 from ctxls.index.search import IDENT, words
-from ctxls.requests.refs import is_test
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl
 
@@ -126,52 +123,3 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
             renderings={"signature": cut(snap, mv, rows),
                         "name": Text(f"{mv.loc.path}: {names}\n")},
             path=mv.loc.path, key=f"{mv.loc.path}::*"))
-    interfaced = set(list(modules)[:MAX_MODULES])
-    available(snap, out, v, info, [k for k in imported if k not in interfaced], imported,
-              file_words, task)
-
-
-def available(snap: Snapshot, out: Collected, v: View, info: FileInfo | None,
-              suppliers: list[str], imported: dict[str, list[Decl]], file_words: set[str],
-              task: str) -> None:
-    """What an edit may newly use: the other public top-level names of the modules the
-    file imports names from, and of the sibling modules that define a name the task
-    names, one definition line each (a class line carries its bases), the task's names
-    first, then the ones the file already mentions."""
-    idents = {w.lower() for w in IDENT.findall(task)}
-    task_words = set(words(task).split())
-
-    def named(d: Decl) -> int:  # 2: the task names it; 1: its words are all in the task
-        if d.name.lower() in idents:
-            return 2
-        parts = words(d.name).split()
-        return 1 if parts and all(p in task_words for p in parts) and len(parts) > 1 else 0
-
-    folder = v.loc.path.rpartition("/")[0]
-    if task and info is not None:  # the package's siblings that define what the task names
-        for si in snap.refs.files.values():
-            if (si.key != info.key and si.key not in suppliers
-                    and si.path.rpartition("/")[0] == folder and not is_test(si.path)
-                    and any(named(d) for d in si.outline.decls if not d.parents)):
-                suppliers.append(si.key)
-    for key in suppliers[:MAX_SUPPLIERS]:
-        mv = snap.view_at(key)
-        if mv.outline is None:
-            continue
-        skip = {d.qualname for d in imported.get(key, [])}
-        public = [d for d in mv.outline.decls if not d.parents and d.qualname not in skip
-                  and not d.name.startswith("_") and d.kind != "field"]
-        if not public:
-            continue
-        public.sort(key=lambda d: (-named(d), d.name not in file_words))  # stable within
-        rows = [(d.name_span.start_row, d.name_span.start_row)
-                for d in public[:MAX_AVAILABLE_LINES]]
-        why = ("imports names from it" if key in imported else
-               "its sibling defines a name the task names")
-        items_names = ", ".join(d.name for d in public[:80])
-        out.items.append(Evidence(
-            relation="available", provenance=f"03: the other names of {mv.loc.path} "
-            f"({v.loc.path} {why})",
-            renderings={"signature": cut(snap, mv, rows),
-                        "name": Text(f"{mv.loc.path}: {items_names}\n")},
-            path=mv.loc.path, key=f"{mv.loc.path}::available"))

@@ -24,8 +24,6 @@ IRREDUCIBLE = 1024  # bytes: an item that cannot get below this at its rendering
 MAX_BASES = 4  # project base classes shown with a method's window
 MAX_MODULES = 12  # imported project modules shown as interfaces
 MAX_INTERFACE_LINES = 12  # definition lines per module interface
-MAX_SUPPLIERS = 8  # modules whose other names are listed as available to the edit
-MAX_AVAILABLE_LINES = 40  # definition lines per such module
 MAX_CLASS_MEMBERS = 8  # public members shown per class the target uses from another file
 
 # What the change affects

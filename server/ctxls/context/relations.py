@@ -16,7 +16,7 @@ import attrs
 
 Relation = Literal[
     "task", "plan", "acceptance", "target", "obligation-target", "fields", "state",
-    "dependency", "base", "import", "module-interface", "available", "instead", "patches", "caller",
+    "dependency", "base", "import", "module-interface", "instead", "patches", "caller",
     "candidate-caller", "reference", "test", "module-test", "named-test", "setup", "digest",
     "live",
     "retrieved",
@@ -108,9 +108,6 @@ RELATIONS: dict[Relation, Row] = {
     "module-interface": _row("interfaces", "symbol", "03", "obligation",
                              "a project module the target's file imports", "signature", 16,
                              "middle", 2, "interface"),
-    "available": _row("interfaces", "symbol", "03", "obligation",
-                      "names the edit may newly import from a module the file draws on",
-                      "signature", 22, "middle", 3, "available"),
     "instead": _row("interfaces", "source_code", "03", "obligation",
                     "offered by the policy in place of an excluded file", "verbatim", 14,
                     "middle", 0, "instead of an excluded file"),
