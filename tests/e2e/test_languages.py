@@ -269,3 +269,29 @@ async def test_php_is_first_class(tmp_path: Path) -> None:
                                                 "name": "Ledger.record"})
         assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
             (test, "LedgerTest.testRecordsAnInvoice")]
+
+
+async def test_c_is_first_class(tmp_path: Path) -> None:
+    """C: a function by name, the header's prototype beside its definition as one module,
+    references from a test that includes the header by another path, the test by name."""
+    root = copy_fixtures(FIXTURES / "c", tmp_path / "c")
+    src = "src/billing"
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.read_symbol(f"{src}/ledger.c", "ledger_record")
+        assert "enum ledger_status ledger_record(ledger_t *l, long cents) {" in sym.text
+        window = await ctx.request("ctx/construct", {
+            "path": f"{src}/ledger.c", "target": {"symbol": "ledger_total"},
+            "task": "skip refunds", "ceiling": 6000})
+        assert next(w for w in window["window"] if w["role"] == "target")["symbol"] == \
+            "ledger_total"
+        test = "tests/test_ledger.c"
+        test_lines = (root / test).read_text().splitlines()
+        total = await ctx.request("ctx/references", {"path": f"{src}/ledger.c",
+                                                     "name": "ledger_total"})
+        assert [(s["path"], s["range"]["start"]["line"]) for s in total["references"]] == [
+            (test, next(i for i, x in enumerate(test_lines) if "ledger_total(" in x))]
+        tests = await ctx.request("ctx/tests", {"path": f"{src}/ledger.c",
+                                                "name": "ledger_total"})
+        assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
+            (test, "test_record_then_total")]

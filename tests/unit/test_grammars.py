@@ -40,7 +40,7 @@ def test_names_without_compiling_agree_with_the_compiled_languages() -> None:
 
 def test_module_systems_without_compiling_agree_with_the_compiled_languages() -> None:
     for lang in [*languages.registry().values(), None]:
-        for ext in lang.extensions if lang else (".txt", ".c"):
+        for ext in lang.extensions if lang else (".txt", ".lua"):
             want = lang.module_system if lang and lang.refs_query is not None else None
             assert languages.module_system(f"a/b{ext}") == want, ext
 
@@ -143,7 +143,7 @@ def test_one_broken_language_does_not_take_the_others_down(grammars: Path) -> No
     toml = grammars / "go" / "language.toml"
     toml.write_text(toml.read_text().replace("module_system =", "modul_system ="))
     generic = grammars / "_generic" / "languages.toml"
-    generic.write_text(generic.read_text() + '".x1" = ["c", "//"]\n')
+    generic.write_text(generic.read_text() + '".x1" = ["lua", "--"]\n')
     languages.reload()
     assert languages.load_errors() == {
         "go": "grammars/go/language.toml: unknown key 'modul_system'",
@@ -151,7 +151,7 @@ def test_one_broken_language_does_not_take_the_others_down(grammars: Path) -> No
                     '".ext" = [grammar, line comment, elision marker]'}
     assert sorted(languages.registry()) == ["python"]
     assert languages.for_path("a.go") is None and languages.name_for("a.go") is None
-    assert languages.name_for("a.c") == "c"  # the generic rows that fit still load
+    assert languages.name_for("a.lua") == "lua"  # the generic rows that fit still load
 
 
 # ---- include -------------------------------------------------------------------------

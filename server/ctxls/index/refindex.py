@@ -197,11 +197,17 @@ class RefIndex:
         return _system(info.path).absolute(imp.module, imp.level, info.path, root)
 
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
-        """The declaration ``name`` means at the top of ``info``'s module, re-exports followed."""
+        """The declaration ``name`` means at the top of ``info``'s module, re-exports followed;
+        a definition before a prototype (C's header and source are one module)."""
+        prototype: tuple[FileInfo, Decl] | None = None
         for member in self.package(info):
             for d in member.outline.decls:
                 if d.name == name and not d.parents:
-                    return member, d
+                    if d.body is not None or d.kind not in ("function", "method"):
+                        return member, d
+                    prototype = prototype or (member, d)
+        if prototype is not None:
+            return prototype
         if hops >= MAX_HOPS:
             return None
         for imp in info.refs.imports:

@@ -106,4 +106,4 @@ def names() -> list[str]:
 
 
 # Each system registers itself when its module is imported.
-from ctxls.index.modules import ecmascript, go, java, namespaces, python, ruby, rust  # noqa: E402, F401
+from ctxls.index.modules import c, ecmascript, go, java, namespaces, python, ruby, rust  # noqa: E402, F401

@@ -1,0 +1,16 @@
+; What a C file refers to: includes, calls, and names whose type is known in their scope.
+; Capture vocabulary: grammars/README.md (module_system = "c": every name is global, an
+; include brings a header's module, its header and source, into scope).
+
+; `#include "billing/cache.h"`: every name of that module (a star import).
+(preproc_include path: (string_literal (string_content) @import.from)) @import.star
+
+(call_expression function: (identifier) @call.name)
+(call_expression function: (field_expression argument: (_) @call.object field: (field_identifier) @call.name))
+
+(declaration type: (_) @bind.type declarator: (identifier) @bind.name)
+(declaration type: (_) @bind.type declarator: (init_declarator declarator: (identifier) @bind.name))
+(declaration type: (_) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.name))
+(declaration type: (_) @bind.type declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.name)))
+(parameter_declaration type: (_) @bind.type declarator: (identifier) @bind.name)
+(parameter_declaration type: (_) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.name))

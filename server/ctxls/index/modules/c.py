@@ -1,0 +1,39 @@
+"""C and C++: ``#include "billing/cache.h"`` names a file beside the includer or below the
+workspace root; a header and its source (``cache.h``, ``cache.c``) are one module (named by
+the path without its extension), so a prototype and its definition answer together."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ctxls.index.modules import ModuleSystem, register
+
+HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inl")
+
+
+@register("c")
+class CIncludes(ModuleSystem):
+    spans_files = True  # cache.h and cache.c
+
+    def module_name(self, path: str) -> str | None:
+        return posixpath.splitext(path)[0]
+
+    def module_names(self, path: str) -> list[str]:
+        """Also below any ``include/`` or ``src/`` folder (``-Iinclude``)."""
+        mod = posixpath.splitext(path)[0]
+        names = [mod]
+        for root in ("include/", "src/"):
+            if root in mod:
+                names.append(mod.rsplit(root, 1)[1])
+        return names
+
+    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+        """``"cache.h"`` in ``billing/ledger.c`` is ``billing/cache`` when that file exists,
+        else the path as written (below the root or an include folder)."""
+        stem = posixpath.splitext(module)[0]
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(path), stem))
+        if not beside.startswith("..") and any(
+                posixpath.isfile(f"{root}{beside}{ext}")
+                for ext in (posixpath.splitext(module)[1], *HEADER_EXTENSIONS)):
+            return beside
+        return posixpath.normpath(stem)
