@@ -44,19 +44,31 @@ async def test_each_first_class_language_answers_skeletons(tmp_path: Path) -> No
 
 
 async def test_languages_without_reference_tables_answer_by_text(tmp_path: Path) -> None:
+    root = tmp_path / "lua"
+    root.mkdir()
+    (root / "lib.lua").write_text("function add(a, b)\n    return a + b\nend\n")
+    (root / "main.lua").write_text("require('lib')\n\nlocal function main()\n"
+                                   "    return add(1, 2)\nend\n")
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        r = await ctx.request("ctx/references", {"path": "lib.lua", "name": "add"})
+        assert r["references"] == [] and r["complete"] is False
+        assert ("main.lua", 4) in {(c["path"], c["range"]["start"]["line"] + 1)
+                                   for c in r["candidates"]}
+        assert all(c["evidence"] == "text match only: no reference table for lua yet"
+                   for c in r["candidates"])
+
+
+async def test_a_c_function_is_global_across_files(tmp_path: Path) -> None:
+    """No header: main.c declares add's prototype itself; the linker joins it to lib.c's."""
     root = tmp_path / "c"
     root.mkdir()
     (root / "lib.c").write_text("int add(int a, int b) {\n    return a + b;\n}\n")
     (root / "main.c").write_text("int add(int a, int b);\n\nint main(void) {\n"
                                  "    return add(1, 2);\n}\n")
-    (root / "add_test.c").write_text("int add(int, int);\nint t(void) { return add(0, 0); }\n")
     async with await CtxClient.start(root, wait_for_index=True) as ctx:
         r = await ctx.request("ctx/references", {"path": "lib.c", "name": "add"})
-        assert r["references"] == [] and r["complete"] is False
-        assert ("main.c", 4) in {(c["path"], c["range"]["start"]["line"] + 1)
-                                 for c in r["candidates"]}
-        assert all(c["evidence"] == "text match only: no reference table for c yet"
-                   for c in r["candidates"])
+        assert [(s["path"], s["range"]["start"]["line"] + 1) for s in r["references"]] == [
+            ("main.c", 4)]
 
 
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:

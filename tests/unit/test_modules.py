@@ -18,7 +18,8 @@ from ctxls.syntax.text import LineIndex
 
 
 def test_every_system_is_registered_once_by_name() -> None:
-    assert modules.names() == ["c", "ecmascript", "go", "java", "namespaces", "python", "ruby", "rust"]
+    assert modules.names() == ["c", "ecmascript", "go", "java", "namespaces", "python", "ruby",
+                               "rust"]
     with pytest.raises(ValueError, match="registered twice"):
         register("python")(type("Again", (ModuleSystem,), {}))
     assert type(modules.named("python")).__name__ == "PythonPackages"

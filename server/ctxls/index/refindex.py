@@ -294,6 +294,19 @@ class RefIndex:
                    for f in self.files.values() if _system(f.path).global_classes
                    for d in f.outline.decls)
 
+    def global_functions(self, info: FileInfo) -> bool:
+        return _system(info.path).global_functions
+
+    def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+        """The one top-level function definition (with a body) named ``name`` in the files
+        of ``info``'s module system (C links every such name across the program)."""
+        system = _system(info.path)
+        found = [(f, d) for f in self.files.values() if _system(f.path) is system
+                 for d in f.outline.decls
+                 if d.name == name and not d.parents and d.body is not None
+                 and d.kind == "function"]
+        return found[0] if len(found) == 1 else None
+
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes
         class names global (Ruby constants)."""

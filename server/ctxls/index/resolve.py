@@ -134,6 +134,14 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
         if owner is not None:
             return None  # a bare name is no method here
         found = _bare(index, info, call.name)
+        if (found is None or found[1].body is None) and index.global_functions(info):
+            # C: a function is global; a prototype (or nothing) here means the one
+            # definition the workspace has, wherever it is
+            defined = index.global_function(info, call.name)
+            if defined is not None:
+                found = defined
+                if means(found):
+                    return True, "the workspace's one definition of a global function", ""
         if found is None:  # a builtin or undeclared, unless a workspace module was asked
             source = _workspace_import(index, info, call.name)
             return None if source is None else (

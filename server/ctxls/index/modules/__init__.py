@@ -28,6 +28,8 @@ class ModuleSystem:
     spans_files: ClassVar[bool] = False
     # A class name means that class wherever the workspace declares it (Ruby constants).
     global_classes: ClassVar[bool] = False
+    # A function name means the one definition the program has, wherever it is (C).
+    global_functions: ClassVar[bool] = False
     # Files that make a folder a package (Python's ``__init__.py``): a project nested in a
     # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
     package_files: ClassVar[tuple[str, ...]] = ()
