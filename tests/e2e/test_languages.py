@@ -307,3 +307,27 @@ async def test_c_is_first_class(tmp_path: Path) -> None:
                                                 "name": "ledger_total"})
         assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
             (test, "test_record_then_total")]
+
+
+async def test_cpp_is_first_class(tmp_path: Path) -> None:
+    """C++: a method defined outside its class by its short name, with the class from the
+    header as lineage; references through a namespaced local, found by the test."""
+    root = copy_fixtures(FIXTURES / "cpp", tmp_path / "cpp")
+    src = "src/billing"
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        sym = await ctx.read_symbol(f"{src}/ledger.cpp", "Ledger.record")
+        assert "bool Ledger::record(long cents) {" in sym.text
+        test = "tests/ledger_test.cpp"
+        test_lines = (root / test).read_text().splitlines()
+        record = await ctx.request("ctx/references", {"path": f"{src}/ledger.cpp",
+                                                      "name": "Ledger.record"})
+        assert [(s["path"], s["range"]["start"]["line"]) for s in record["references"]] == [
+            (test, next(i for i, x in enumerate(test_lines) if "ledger.record(" in x))]
+        clamp = await ctx.request("ctx/references", {"path": f"{src}/ledger.cpp",
+                                                     "name": "Ledger.clamp"})
+        assert [s["path"] for s in clamp["references"]] == [f"{src}/ledger.cpp"]
+        tests = await ctx.request("ctx/tests", {"path": f"{src}/ledger.cpp",
+                                                "name": "Ledger.total"})
+        assert [(t["path"], t["symbol"]) for t in tests["tests"]][:1] == [
+            (test, "test_record_then_total")]

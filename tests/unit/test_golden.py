@@ -26,7 +26,7 @@ from tests.edits import assert_incremental_declaration_edits, assert_incremental
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LANGS = ("go", "java", "javascript", "typescript", "tsx", "rust", "ruby", "python", "kotlin",
-         "csharp", "php", "c")
+         "csharp", "php", "c", "cpp")
 UPDATE = os.environ.get("CTXLS_UPDATE_GOLDEN") == "1"
 HOW = "CTXLS_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_golden.py"
 # Every body that can be elided is: short and flat files would otherwise be shown whole.

@@ -201,8 +201,11 @@ class RefIndex:
         a definition before a prototype (C's header and source are one module)."""
         prototype: tuple[FileInfo, Decl] | None = None
         for member in self.package(info):
+            namespaces = {d.qualname for d in member.outline.decls if d.kind == "namespace"}
             for d in member.outline.decls:
-                if d.name == name and not d.parents:
+                # a top-level name, also inside a namespace (C++, C#: `billing.Ledger`)
+                if (d.name == name and all(p in namespaces for p in d.parents)) or (
+                        "." in name and d.qualname == name):
                     if d.body is not None or d.kind not in ("function", "method"):
                         return member, d
                     prototype = prototype or (member, d)
@@ -275,7 +278,8 @@ class RefIndex:
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
             src = self.module_of(info, mod)
-            found = self.export(src, cls) if src is not None else None
+            # not a module: a namespace's class (`billing.Ledger`), through the file's scope
+            found = self.export(src, cls) if src is not None else self.export(info, expr)
         else:
             found = self.export(info, expr)
         if found is not None and found[1].kind in CLASS_KINDS:

@@ -116,7 +116,8 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
 
     if call.obj is None:
         if owner is not None and _implicit_self(info):  # Java: helper() is this.helper()
-            klass = _enclosing_class(info, around, ("module",))  # Ruby: a mixin's own calls
+            klass = _enclosing_class(info, around, ("module",)) or _declared_class(
+                index, info, around)  # Ruby: a mixin's own calls; C++: Cache::get's class
             if klass is None:
                 return None
             # The class, then the classes it is nested in (Java: an inner class calls its
@@ -335,6 +336,18 @@ def _enclosing_class(info: FileInfo, around: Decl | None,
     return None
 
 
+def _declared_class(index: RefIndex, info: FileInfo, around: Decl | None) -> Decl | None:
+    """The class a member defined outside it belongs to, declared in another file of the
+    module (C++'s ``int Cache::get()`` in cache.cpp, the class in cache.hpp)."""
+    if around is None or not around.parents:
+        return None
+    for member in index.package(info):
+        for d in member.outline.decls:
+            if d.qualname == around.parents[-1] and d.kind in CLASS_KINDS:
+                return d
+    return None
+
+
 def _enclosing_classes(info: FileInfo, klass: Decl) -> list[Decl]:
     """The classes ``klass`` is declared in, outermost first."""
     names = {d.qualname: d for d in info.outline.decls
@@ -347,10 +360,15 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
         owner = index.files.get(key)
         if owner is None:
             continue
+        prototype: tuple[FileInfo, Decl] | None = None
         for member in index.package(owner):  # Go methods live in any file of the package
             for d in member.outline.decls:
                 if d.qualname == f"{qual}.{name}":
-                    return member, d
+                    if d.body is not None or d.kind not in ("function", "method"):
+                        return member, d
+                    prototype = prototype or (member, d)  # C++: declared in the header
+        if prototype is not None:
+            return prototype
     return None
 
 
