@@ -180,3 +180,51 @@ async def test_references_list_every_use_of_a_class(vscode: LanguageClient) -> N
             r.range.start.line, r.range.start.character) for r in refs or []}
     assert got == truth
     assert len(truth) >= 10
+
+
+RATE = '''__all__ = ["Rate", "other"]
+
+
+class Rate:
+    def __init__(self, cents: int) -> None:
+        self._cents = cents
+
+    @property
+    def cents(self) -> int:
+        return self._cents
+
+    @cents.setter
+    def cents(self, value: int) -> None:
+        self._cents = value
+
+    def bump(self) -> None:
+        self.cents = self.cents + 1
+
+
+def make() -> Rate:
+    return Rate(1)
+'''
+
+
+@pytest.mark.workspace_files({"billing/rate.py": RATE})
+async def test_references_of_a_property_an_init_and_an_export(vscode: LanguageClient) -> None:
+    """A property's setter and its reads and writes; `__init__` at the class's calls; the
+    class in `__all__`."""
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    lines = RATE.splitlines()
+    uri = (root / "billing/rate.py").as_uri()
+
+    async def refs(row: int, col: int) -> set[tuple[int, int]]:
+        found = await vscode.text_document_references_async(t.ReferenceParams(
+            context=t.ReferenceContext(include_declaration=False),
+            text_document=t.TextDocumentIdentifier(uri), position=t.Position(row, col)))
+        return {(r.range.start.line, r.range.start.character) for r in found or []}
+
+    getter = lines.index("    def cents(self) -> int:")
+    setter = lines.index("    def cents(self, value: int) -> None:")
+    bump = lines.index("        self.cents = self.cents + 1")
+    assert {(setter, 8), (bump, 13), (bump, 26)} <= await refs(getter, 8)
+    init = lines.index("    def __init__(self, cents: int) -> None:")
+    assert await refs(init, 8) == {(lines.index("    return Rate(1)"), 11)}
+    assert (0, 12) in await refs(lines.index("class Rate:"), 6)

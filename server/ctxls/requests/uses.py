@@ -18,7 +18,7 @@ import re
 import tree_sitter as ts
 
 from ctxls.index.refs import Call
-from ctxls.index.resolve import Reference, aliases, judge
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
@@ -38,6 +38,11 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     spec = languages.spec_for(home.path) if home is not None else None
     if home is None or spec is None or spec.uses is None:
         return resolved
+    if decl.name in spec.constructors and decl.parents:  # `Cls(...)` runs Cls.__init__
+        cls = next((d for d in home.outline.decls if d.qualname == decl.parents[-1]), None)
+        if cls is not None:
+            resolved += [r for r in call_sites(index, key, cls)[0]
+                         if (r.key, r.call.row) != (key, cls.name_span.start_row)]
     names = aliases(index, decl.name)
     files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
     for module in index.module_names_of(home):  # `module.name` in a file importing it
@@ -45,6 +50,12 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
             files |= index.by_name.get(words[-1], set())
     if decl.parents:  # `instance.member` in a file that imports the class
         files |= index.by_name.get(decl.parents[0], set())
+    for other in list(files):  # `pkg.name` where a package re-exports it
+        info = index.files.get(other)
+        if info is not None and other != key and _imports_it(index, info, key, decl):
+            for module in index.module_names_of(info):
+                if words := module_words(module):
+                    files |= index.by_name.get(words[-1], set())
     seen = {(r.key, r.call.row, r.call.col) for r in resolved}
     owner = decl.parents[-1] if decl.parents else None
     word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
@@ -56,7 +67,15 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         v = snap.view_at(other)
         if not any(n.encode() in v.data for n in names):
             continue
-        declared = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls}
+        # Other declarations are no uses, but those of the declaration itself are (a
+        # property's setter, an overload, `self.x = ...` of a property x).
+        declared = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls
+                    if not (other == key and d.qualname == decl.qualname)}
+        declared.add((decl.name_span.start_row, decl.name_span.start_col) if other == key
+                     else (-1, -1))
+        twins = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls
+                 if other == key and d.qualname == decl.qualname and d is not decl
+                 and d.kind in ("function", "method")}
         tree: ts.Tree | None = None
         for row in range(v.index.line_count):
             line = v.index.line(row)
@@ -64,10 +83,24 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 col = m.start()
                 if (other, row, col) in seen or (row, col) in declared:
                     continue
+                if other == key and (row, col) in twins:  # a setter, an overload
+                    found.append(Reference(other, info.path, Call(row, col, m.end(),
+                                                                  decl.name, None),
+                                           decl.qualname, "another declaration of it"))
+                    seen.add((other, row, col))
+                    continue
                 if tree is None:
                     assert v.lang is not None
                     tree = v.lang.parser().parse(v.data)
                 node = tree.root_node.descendant_for_point_range((row, col), (row, m.end()))
+                if node is not None and _exported(node, spec.uses, m.group().decode()):
+                    if not decl.parents and (other == key or _imports_it(index, info, key,
+                                                                         decl)):
+                        found.append(Reference(other, info.path, Call(
+                            row, col, m.end(), m.group().decode(), None), None,
+                            "listed in the module's exports"))
+                        seen.add((other, row, col))
+                    continue
                 if node is None or not _a_use(node, spec.uses, v.lang.comment_nodes
                                               if v.lang else frozenset()):
                     continue
@@ -110,6 +143,29 @@ def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:
             return False
         parent = parent.parent
     return True
+
+
+def _exported(node: ts.Node, spec: UsesSpec, name: str) -> bool:
+    """A string that is exactly ``name`` in a list assigned to an export list
+    (``__all__ = ["name", ...]``)."""
+    if not spec.export_lists or "string" not in node.type:
+        return False
+    string = node if node.type == "string" else node.parent
+    if string is None or string.text is None or string.text.decode().strip("'\"") != name:
+        return False
+    parent = string.parent
+    while parent is not None and parent.type not in ("assignment", "augmented_assignment"):
+        parent = parent.parent
+    left = parent.child_by_field_name("left") if parent is not None else None
+    return left is not None and left.text is not None and left.text.decode() in spec.export_lists
+
+
+def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:
+    """Whether the file binds the declaration by a ``from m import name`` (a package
+    ``__init__`` re-exporting it)."""
+    return any(i.name == decl.name and (got := index.imported(info, i)) is not None
+               and (got[0].key, got[1].qualname) == (key, decl.qualname)
+               for i in info.refs.imports)
 
 
 def _within(node: ts.Node, types: tuple[str, ...]) -> bool:

@@ -48,6 +48,9 @@ class UsesSpec:
     # Statements that import names: a name there is a use when the import binds this very
     # declaration (followed through re-exports).
     imports: tuple[str, ...] = ()
+    # Names assigned a list of strings that name what the module exports (`__all__`): a
+    # string there equal to the name is a use.
+    export_lists: tuple[str, ...] = ()
 
 
 @attrs.frozen

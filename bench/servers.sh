@@ -1,0 +1,22 @@
+#!/bin/sh
+# The language servers bench/languages_vs_servers.py measures ctxls against, installed
+# outside the project (never a dependency of ctxls): basedpyright in its own venv,
+# typescript-language-server with npm, gopls from Debian. Prints the --server commands.
+set -e
+DIR="${SERVERS_DIR:-/tmp/ctxls-servers}"
+mkdir -p "$DIR"
+if [ ! -x "$DIR/venv/bin/basedpyright-langserver" ]; then
+    python3 -m venv "$DIR/venv"
+    "$DIR/venv/bin/pip" install -q basedpyright
+fi
+echo "python:     --server \"$DIR/venv/bin/basedpyright-langserver --stdio\""
+if command -v npm >/dev/null 2>&1; then
+    [ -x "$DIR/npm/node_modules/.bin/typescript-language-server" ] || \
+        npm install --silent --prefix "$DIR/npm" typescript typescript-language-server
+    echo "typescript: --server \"$DIR/npm/node_modules/.bin/typescript-language-server --stdio\""
+fi
+if ! command -v gopls >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q gopls >/dev/null 2>&1 || echo "gopls: not installed (apt-get failed)"
+fi
+command -v gopls >/dev/null 2>&1 && echo "go:         --server gopls"
+exit 0
