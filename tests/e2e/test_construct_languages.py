@@ -93,20 +93,22 @@ async def test_a_language_without_a_reference_table_counts_text_matches(tmp_path
                                                                          ) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    (ws / "cache.c").write_text(
-        "static int limit = 10;\n\nint evict(int *xs, int n) {\n    int dropped = 0;\n"
-        "    for (int i = 0; i < n; i++) {\n        if (xs[i] > limit) { dropped++; }\n"
-        "    }\n    return dropped;\n}\n\nint run(void) {\n    int xs[3] = {1, 20, 30};\n"
-        "    return evict(xs, 3);\n}\n")
-    (ws / "main.c").write_text("int evict(int *xs, int n);\n\nint main(void) {\n"
-                               "    int xs[1] = {99};\n    return evict(xs, 1);\n}\n")
+    (ws / "cache.lua").write_text(
+        "local limit = 10\n\nfunction evict(xs, n)\n    local dropped = 0\n"
+        "    for i = 1, n do\n        if xs[i] > limit then dropped = dropped + 1 end\n"
+        "    end\n    return dropped\nend\n\nfunction run()\n    local xs = {1, 20, 30}\n"
+        "    return evict(xs, 3)\nend\n")
+    (ws / "main.lua").write_text("require('cache')\n\n-- evict drops the big ones\n"
+                                 "function main()\n    local xs = {99}\n"
+                                 "    return evict(xs, 1)\nend\n")
     async with await CtxClient.start(ws, options={"persist": False},
                                      wait_for_index=True) as ctx:
-        r = await ctx.request("ctx/construct", {"path": "cache.c", "target": {"symbol": "evict"},
+        r = await ctx.request("ctx/construct", {"path": "cache.lua",
+                                                "target": {"symbol": "evict"},
                                                 "ceiling": 3000})
     digest = next(w for w in r["window"] if w["rendering"] == "digest")["text"]
     assert "3 unproven name matches" in digest and "text matches" in digest, digest
-    gate = [g for g in r["gateLog"] if g["kind"] == "graph_edge" and g["path"] == "main.c"]
+    gate = [g for g in r["gateLog"] if g["kind"] == "graph_edge" and g["path"] == "main.lua"]
     assert gate and all(g["decision"] == "rejected" for g in gate)  # counted, not shown
 
 

@@ -206,9 +206,12 @@ class RefIndex:
                 # a top-level name, also inside a namespace (C++, C#: `billing.Ledger`)
                 if (d.name == name and all(p in namespaces for p in d.parents)) or (
                         "." in name and d.qualname == name):
-                    if d.body is not None or d.kind not in ("function", "method"):
+                    if d.body is None and d.kind in ("function", "method") and (
+                            prototype is None):
+                        prototype = (member, d)  # its definition may be in another file
+                        break
+                    if prototype is None or d.body is not None:
                         return member, d
-                    prototype = prototype or (member, d)
         if prototype is not None:
             return prototype
         if hops >= MAX_HOPS:

@@ -364,9 +364,12 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
         for member in index.package(owner):  # Go methods live in any file of the package
             for d in member.outline.decls:
                 if d.qualname == f"{qual}.{name}":
-                    if d.body is not None or d.kind not in ("function", "method"):
+                    if d.body is None and d.kind in ("function", "method") and (
+                            prototype is None):
+                        prototype = (member, d)  # C++: declared in the header
+                        break  # (an overload stub's implementation is its own file's)
+                    if prototype is None or d.body is not None:
                         return member, d
-                    prototype = prototype or (member, d)  # C++: declared in the header
         if prototype is not None:
             return prototype
     return None
