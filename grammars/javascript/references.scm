@@ -9,3 +9,16 @@
 
 (class_declaration name: (identifier) @class.name
   (class_heritage (_) @class.base))
+
+; `const { a, b: c } = require("./m")`: the module's names, as `import { a, b as c }`.
+(variable_declarator
+  name: (object_pattern (shorthand_property_identifier_pattern) @import.name)
+  value: (call_expression
+    function: (identifier) @_require (#eq? @_require "require")
+    arguments: (arguments . (string (string_fragment) @import.from))))
+(variable_declarator
+  name: (object_pattern (pair_pattern key: (property_identifier) @import.name
+                                      value: (identifier) @import.alias))
+  value: (call_expression
+    function: (identifier) @_require (#eq? @_require "require")
+    arguments: (arguments . (string (string_fragment) @import.from))))

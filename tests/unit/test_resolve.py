@@ -211,3 +211,20 @@ def test_a_bare_ruby_call_in_a_module_is_a_call() -> None:
         decl = resolve(outline, name, "lib/helpers.rb")
         resolved, _ = references(index, "/ws/lib/helpers.rb", decl)
         assert [(r.call.row, r.enclosing) for r in resolved] == [(row, "Helpers.save")], name
+
+
+def test_a_destructured_require_binds_the_modules_names() -> None:
+    """CommonJS: `const { add, sub: minus } = require("./ops")` imports add and sub (as
+    minus), so their calls resolve to ops.js's declarations."""
+    index = _workspace({
+        "lib/ops.js": (b"function add(a, b) {\n  return a + b;\n}\n\n"
+                       b"function sub(a, b) {\n  return a - b;\n}\n\n"
+                       b"module.exports = { add, sub };\n"),
+        "main.js": (b"const { add, sub: minus } = require(\"./lib/ops\");\n\n"
+                    b"function run() {\n  return add(1, minus(3, 2));\n}\n"),
+    })
+    outline = index.files["/ws/lib/ops.js"].outline
+    for name in ("add", "sub"):
+        decl = resolve(outline, name, "lib/ops.js")
+        resolved, _ = references(index, "/ws/lib/ops.js", decl)
+        assert [(r.path, r.call.row) for r in resolved] == [("main.js", 3)], name
