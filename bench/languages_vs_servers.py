@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import shlex
 import sys
@@ -58,8 +59,8 @@ def sample(root: Path, lang_name: str, n: int, seed: int) -> list[tuple[str, str
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if (not path.is_file() or path.suffix not in lang.extensions or lang.is_test_file(rel)
-                or any(p.startswith(".") or p in ("node_modules", "vendor") for p in
-                       rel.split("/"))):
+                or any(p.startswith(".") or p in ("node_modules", "vendor", "test", "tests")
+                       for p in rel.split("/"))):
             continue
         data = path.read_bytes()
         if len(data) > 1 << 20:
@@ -100,6 +101,18 @@ async def ask(client: CtxClient, root: Path, rel: str, row: int, col: int, langu
     return locations(result, root), (time.perf_counter() - start) * 1000
 
 
+def server_options(cmd: list[str], given: str | None) -> dict[str, Any]:
+    """initializationOptions for the language's server: typescript-language-server needs
+    tsserver, which an npm install puts beside it (node_modules/typescript)."""
+    if given:
+        return dict(json.loads(given))
+    binary = Path(cmd[0])
+    tsserver = binary.parent.parent / "typescript" / "lib" / "tsserver.js"
+    if binary.name == "typescript-language-server" and tsserver.is_file():
+        return {"tsserver": {"path": str(tsserver)}}
+    return {}
+
+
 async def run(args: argparse.Namespace) -> None:
     root = Path(args.corpus).resolve()
     syms = sample(root, args.lang, args.symbols, args.seed)
@@ -107,7 +120,8 @@ async def run(args: argparse.Namespace) -> None:
     language = LANGUAGE_IDS.get(args.lang, args.lang)
     ours = await CtxClient.start(root, options={"persist": False}, wait_for_index=True,
                                  timeout=300)
-    theirs = await CtxClient.start(root, command=server_cmd, timeout=300)
+    theirs = await CtxClient.start(root, command=server_cmd, timeout=300,
+                                   options=server_options(server_cmd, args.server_options))
     rows: list[dict[str, Any]] = []
     try:
         opened_ours: set[str] = set()
@@ -147,6 +161,7 @@ def main() -> None:
     ap.add_argument("lang")
     ap.add_argument("corpus")
     ap.add_argument("--server", help="the language server's command (default per language)")
+    ap.add_argument("--server-options", help="initializationOptions for it, as JSON")
     ap.add_argument("--symbols", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", type=int, default=8)

@@ -11,8 +11,8 @@ if [ ! -x "$DIR/venv/bin/basedpyright-langserver" ]; then
 fi
 echo "python:     --server \"$DIR/venv/bin/basedpyright-langserver --stdio\""
 if command -v npm >/dev/null 2>&1; then
-    [ -x "$DIR/npm/node_modules/.bin/typescript-language-server" ] || \
-        npm install --silent --prefix "$DIR/npm" typescript typescript-language-server
+    [ -f "$DIR/npm/node_modules/typescript/lib/tsserver.js" ] || \
+        npm install --silent --prefix "$DIR/npm" typescript@5 typescript-language-server
     echo "typescript: --server \"$DIR/npm/node_modules/.bin/typescript-language-server --stdio\""
 fi
 if ! command -v gopls >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
