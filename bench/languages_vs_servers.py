@@ -145,6 +145,13 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  references: theirs {truth_n}, ctxls {ours_n}, both {both}; "
           f"recall {both / truth_n if truth_n else float('nan'):.3f}, "
           f"precision {both / ours_n if ours_n else float('nan'):.3f}")
+    # A server leaves out what its project configuration excludes (tsconfig `include`,
+    # pyright's): precision again over the files it answered about at all.
+    served = {loc[0] for r in rows for loc in r["truth"]}
+    ours_served = sum(1 for r in rows for loc in r["ours"] if loc[0] in served)
+    print(f"  precision within the {len(served)} files the server answered about: "
+          f"{both / ours_served if ours_served else float('nan'):.3f} "
+          f"({ours_n - ours_served} of ctxls's locations lie in other files)")
     mine_ms = [r["ms_ours"] for r in rows]
     their_ms = [r["ms_truth"] for r in rows]
     print(f"  latency ms: ctxls p50 {pct(mine_ms, 50):.1f} p95 {pct(mine_ms, 95):.1f} | "

@@ -228,3 +228,51 @@ async def test_references_of_a_property_an_init_and_an_export(vscode: LanguageCl
     init = lines.index("    def __init__(self, cents: int) -> None:")
     assert await refs(init, 8) == {(lines.index("    return Rate(1)"), 11)}
     assert (0, 12) in await refs(lines.index("class Rate:"), 6)
+
+
+PRICE_TS = '''export interface Price {
+  cents: number;
+}
+
+export function makePrice(cents: number): Price {
+  return { cents };
+}
+'''
+CART_TS = '''import {
+  type Price,
+  makePrice,
+} from './price';
+
+export function total(prices: Price[]): Price {
+  const Price = 'shadow';  // a local of the same name: not a use
+  return makePrice(prices.reduce((sum, p) => sum + p.cents, 0) + Price.length);
+}
+
+export const FACTORY: (c: number) => Price = makePrice;
+'''
+
+
+@pytest.mark.workspace_files({"billing/price.ts": PRICE_TS, "billing/cart.ts": CART_TS})
+async def test_typescript_references_list_types_and_imports(vscode: LanguageClient) -> None:
+    """TypeScript: a multi-line import, type annotations, a function passed as a value;
+    not a local that shadows the name."""
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    cart = CART_TS.splitlines()
+
+    async def refs(path: str, row: int, col: int) -> set[tuple[str, int, int]]:
+        found = await vscode.text_document_references_async(t.ReferenceParams(
+            context=t.ReferenceContext(include_declaration=False),
+            text_document=t.TextDocumentIdentifier((root / path).as_uri()),
+            position=t.Position(row, col)))
+        return {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
+                 r.range.start.line, r.range.start.character) for r in found or []}
+
+    price = await refs("billing/price.ts", 0, 17)
+    want = {("billing/cart.ts", 1, 7), ("billing/price.ts", 4, 42),
+            ("billing/cart.ts", 5, 30), ("billing/cart.ts", 5, 40),
+            ("billing/cart.ts", 10, 37)}
+    assert want <= price, price
+    assert not any(row in (6, 7) for p, row, _ in price if p == "billing/cart.ts")
+    make = await refs("billing/price.ts", 4, 16)
+    assert {("billing/cart.ts", 2, 2), ("billing/cart.ts", 7, 9), ("billing/cart.ts", 10, 45)} <= make

@@ -58,7 +58,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                     files |= index.by_name.get(words[-1], set())
     seen = {(r.key, r.call.row, r.call.col) for r in resolved}
     owner = decl.parents[-1] if decl.parents else None
-    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+    # whole names: `$` and `#` (JavaScript's `$el`, `#private`) are name characters too
+    word = re.compile(rb"(?<![\w$#])(?:" + b"|".join(re.escape(n.encode()) for n in names)
+                      + rb")(?![\w$])")
     found = list(resolved)
     for other in sorted(files):
         info = index.files.get(other)
@@ -101,24 +103,29 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                             "listed in the module's exports"))
                         seen.add((other, row, col))
                     continue
+                # `from m import name [as x]`, `import { name } from "m"`
+                statement = _within(node, spec.uses.imports) if node is not None else None
+                if statement is not None:
+                    first, last = statement.start_point.row, statement.end_point.row
+                    imp = next((i for i in info.refs.imports
+                                if i.name == m.group().decode() and first <= i.row <= last),
+                               None)
+                    got = index.imported(info, imp) if imp is not None else None
+                    if got is not None and (got[0].key, got[1].qualname) == (key,
+                                                                               decl.qualname):
+                        found.append(Reference(other, info.path, Call(
+                            row, col, m.end(), m.group().decode(), None), None,
+                            "imported by name"))
+                    continue
                 if node is None or not _a_use(node, spec.uses, v.lang.comment_nodes
                                               if v.lang else frozenset()):
                     continue
                 obj = _receiver(line[:col])
                 around = at_row(info.outline, row)
                 name = m.group().decode()
-                if _within(node, spec.uses.imports):  # `from m import name [as x]`
-                    imp = next((i for i in reversed(info.refs.imports)
-                                if i.name == name and i.row <= row), None)
-                    got = index.imported(info, imp) if imp is not None else None
-                    if got is not None and (got[0].key, got[1].qualname) == (key,
-                                                                               decl.qualname):
-                        found.append(Reference(other, info.path, Call(row, col, m.end(),
-                                                                      name, None),
-                                               None, "imported by name"))
-                    continue
-                if obj is None and _local(v.lines, around, name, spec.uses):
-                    continue
+                if obj is None and around is not None and row > around.signature.end_row and (
+                        _local(v.lines, around, name, spec.uses)):
+                    continue  # (a signature's annotations name the enclosing scope's)
                 call = Call(row, col, m.end(), name, obj)
                 verdict = judge(index, info, call, around, home, decl, owner)
                 if verdict is not None and verdict[0]:
@@ -134,7 +141,9 @@ def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:
         return False
     parent = node.parent
     if parent is not None and (parent.type in spec.binding_parents or any(
-            parent.child_by_field_name(f) == node for f in spec.binding_fields)):
+            parent.child_by_field_name(f.rpartition(".")[2]) == node
+            for f in spec.binding_fields
+            if "." not in f or f.partition(".")[0] == parent.type)):
         return False
     while parent is not None:
         if parent.type == "interpolation":  # f"{name}": code again
@@ -168,13 +177,14 @@ def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:
                for i in info.refs.imports)
 
 
-def _within(node: ts.Node, types: tuple[str, ...]) -> bool:
+def _within(node: ts.Node, types: tuple[str, ...]) -> ts.Node | None:
+    """The nearest ancestor of one of ``types``."""
     parent = node.parent
     while parent is not None:
         if parent.type in types:
-            return True
+            return parent
         parent = parent.parent
-    return False
+    return None
 
 
 def _receiver(before: bytes) -> str | None:
