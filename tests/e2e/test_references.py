@@ -258,8 +258,6 @@ async def test_typescript_references_list_types_and_imports(vscode: LanguageClie
     not a local that shadows the name."""
     root: Path = vscode.root  # type: ignore[attr-defined]
     await call(vscode, "ctx/status", {"wait": True})
-    cart = CART_TS.splitlines()
-
     async def refs(path: str, row: int, col: int) -> set[tuple[str, int, int]]:
         found = await vscode.text_document_references_async(t.ReferenceParams(
             context=t.ReferenceContext(include_declaration=False),
@@ -275,4 +273,5 @@ async def test_typescript_references_list_types_and_imports(vscode: LanguageClie
     assert want <= price, price
     assert not any(row in (6, 7) for p, row, _ in price if p == "billing/cart.ts")
     make = await refs("billing/price.ts", 4, 16)
-    assert {("billing/cart.ts", 2, 2), ("billing/cart.ts", 7, 9), ("billing/cart.ts", 10, 45)} <= make
+    assert {("billing/cart.ts", 2, 2), ("billing/cart.ts", 7, 9),
+            ("billing/cart.ts", 10, 45)} <= make
