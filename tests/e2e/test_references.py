@@ -139,6 +139,9 @@ class Wallet(Money):
     def keyword(self) -> object:
         return dict(Money=1, cash=Cash)
 
+    def show(self) -> str:
+        return f"{Money.__name__} in a string: Money"  # code inside the f-string only
+
 
 FACTORY = Money
 '''

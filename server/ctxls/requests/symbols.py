@@ -7,6 +7,7 @@ import re
 from lsprotocol.types import DocumentSymbol, Location, Range, SymbolKind, WorkspaceSymbol
 
 from ctxls.snapshot import Snapshot, View
+from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline, Span
 
 KIND = {
@@ -20,7 +21,6 @@ KIND = {
 UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
-GO_RECEIVER = re.compile(r"^func\s*\(\s*(?:\w+\s+)?(\*?)\s*([\w.]+)")
 
 
 def document_symbols(snap: Snapshot, uri: str) -> list[DocumentSymbol]:
@@ -64,9 +64,12 @@ def _name(v: View, d: Decl, holder: Decl | None) -> str:
         return _signature(v, d).rstrip("{ ").strip() or d.name
     if not d.parents or (holder is not None and holder.qualname == d.parents[-1]):
         return d.name
-    go = GO_RECEIVER.match(_signature(v, d))
-    if go:
-        return f"({go[1]}{go[2]}).{d.name}" if go[1] else f"{go[2]}.{d.name}"
+    spec = languages.spec_for(v.loc.path)
+    for label in spec.owner_labels if spec is not None else ():
+        pattern, _, shown = label.partition(" => ")
+        m = re.match(pattern, _signature(v, d))
+        if m:  # the language's own spelling of the owner (Go's `(*Cache)`)
+            return f"{shown.format(**m.groupdict())}.{d.name}"
     return f"{d.parents[-1]}.{d.name}"
 
 

@@ -66,7 +66,10 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         info = index.files.get(other)
         if info is None or languages.spec_for(info.path) != spec:
             continue
-        v = snap.view_at(other)
+        try:
+            v = snap.view_at(other)
+        except Exception:  # gone, unreadable, or outside the workspace now: not searched
+            continue
         if not any(n.encode() in v.data for n in names):
             continue
         # Other declarations are no uses, but those of the declaration itself are (a
@@ -146,7 +149,7 @@ def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:
             if "." not in f or f.partition(".")[0] == parent.type)):
         return False
     while parent is not None:
-        if parent.type == "interpolation":  # f"{name}": code again
+        if parent.type in spec.string_code:  # f"{name}", `${name}`: code again
             return True
         if parent.type in comments or "string" in parent.type:
             return False
@@ -163,10 +166,12 @@ def _exported(node: ts.Node, spec: UsesSpec, name: str) -> bool:
     if string is None or string.text is None or string.text.decode().strip("'\"") != name:
         return False
     parent = string.parent
-    while parent is not None and parent.type not in ("assignment", "augmented_assignment"):
+    while parent is not None:  # the assignment (or `+=`) whose left side is the list's name
+        left = parent.child_by_field_name("left")
+        if left is not None and not left.start_byte <= string.start_byte < left.end_byte:
+            return left.text is not None and left.text.decode() in spec.export_lists
         parent = parent.parent
-    left = parent.child_by_field_name("left") if parent is not None else None
-    return left is not None and left.text is not None and left.text.decode() in spec.export_lists
+    return False
 
 
 def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:

@@ -51,6 +51,8 @@ class UsesSpec:
     # Names assigned a list of strings that name what the module exports (`__all__`): a
     # string there equal to the name is a use.
     export_lists: tuple[str, ...] = ()
+    # Nodes inside a string that are code again (Python's f-string `interpolation`).
+    string_code: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -77,6 +79,9 @@ class LanguageSpec:
     # Folders under grammars/ whose query files come before this folder's own, in order.
     include: tuple[str, ...] = ()
     uses: UsesSpec | None = None
+    # How documentSymbol names a member declared outside its type: "REGEX => FORMAT", the
+    # regex over the signature, the format filled with its named groups (Go's receiver).
+    owner_labels: tuple[str, ...] = ()
 
 
 @attrs.frozen
