@@ -10,6 +10,23 @@
   list: (use_list (identifier) @import.name)))
 (use_declaration argument: (scoped_use_list path: (_) @import.from
   list: (use_list (use_as_clause path: (identifier) @import.name alias: (identifier) @import.alias))))
+; `use a::*`, and a crate or module under another name (`pub use grep_regex as regex`)
+(use_declaration argument: (use_wildcard (_) @import.from) @import.star)
+(use_declaration argument: (use_as_clause path: (identifier) @import.module alias: (identifier) @import.alias))
+; Lists inside lists (`use self::{ty::{Ty, sub_type}, spanned::Sp}`): each enclosing
+; list's path is an @import.prefix, outermost first.
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (scoped_identifier path: (_) @import.from name: (identifier) @import.name))))
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (use_as_clause path: (scoped_identifier path: (_) @import.from
+    name: (identifier) @import.name) alias: (identifier) @import.alias))))
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (use_wildcard (_) @import.from) @import.star)))
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (scoped_use_list path: (_) @import.from list: (use_list (identifier) @import.name)))))
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (scoped_use_list path: (_) @import.prefix
+    list: (use_list (scoped_identifier path: (_) @import.from name: (identifier) @import.name))))))
 
 (call_expression function: (identifier) @call.name)
 (call_expression function: (field_expression value: (_) @call.object field: (field_identifier) @call.name))

@@ -90,16 +90,42 @@ def test_ecmascript_modules() -> None:
     assert es.plain_target("m", "./money", "x", "src/billing/money") is None
 
 
-def test_rust_crates() -> None:
+def test_rust_crates(tmp_path: Path) -> None:
     rust = modules.named("rust")
-    assert rust.module_name("src/billing/cache.rs") == "crate.billing.cache"
-    assert rust.module_name("src/billing/mod.rs") == "crate.billing"
-    assert rust.module_name("src/lib.rs") == "crate"
-    assert rust.absolute("self.cache", 0, "src/billing/mod.rs", "/r/") == "crate.billing.cache"
-    assert rust.absolute("super.money", 0, "src/billing/cache.rs", "/r/") == "crate.billing.money"
-    assert rust.absolute("super.super.x", 0, "src/billing/cache.rs", "/r/") == "crate.x"
-    assert rust.absolute("crate.billing", 0, "src/main.rs", "/r/") == "crate.billing"
-    assert rust.absolute("serde.Serialize", 0, "src/main.rs", "/r/") == "serde.Serialize"
+    assert rust.module_name("src/billing/cache.rs") == "@.billing.cache"
+    assert rust.module_name("src/billing/mod.rs") == "@.billing"
+    assert rust.module_name("src/lib.rs") == "@"
+    assert rust.module_name("clap_builder/src/lib.rs") == "@clap_builder"
+    assert rust.module_name("crates/core/src/a/b.rs") == "@crates/core.a.b"
+    assert rust.module_name("tests/cli.rs") == "@#tests.cli"
+    assert rust.module_name("tests/builder/main.rs") == "@#tests.builder"
+    assert rust.module_name("tools/gen/tests/x.rs") == "@tools/gen#tests.x"
+    root = str(tmp_path)
+    assert rust.absolute("self.cache", 0, "src/billing/mod.rs", root) == "@.billing.cache"
+    assert rust.absolute("super.money", 0, "src/billing/cache.rs", root) == "@.billing.money"
+    assert rust.absolute("super.super.x", 0, "src/billing/cache.rs", root) == "@.x"
+    assert rust.absolute("crate.billing", 0, "src/main.rs", root) == "@.billing"
+    assert rust.absolute("crate.billing", 0, "core/src/a/b.rs", root) == "@core.billing"
+    # an integration test's crate is its own: tests/builder/main.rs with its modules beside
+    assert rust.absolute("crate.utils", 0, "tests/builder/error.rs", root) == \
+        "@#tests.builder.utils"
+    assert rust.absolute("crate.common", 0, "tests/cli.rs", root) == "@#tests.common"
+    # 2018 paths: a child module of the file's own
+    assert rust.absolute("ty", 0, "src/utils/mod.rs", root) == "@.utils.ty"
+    assert rust.absolute("serde.Serialize", 0, "src/main.rs", root) == "@.serde.Serialize"
+    # crate names come from the manifests; `-` is `_` in paths
+    (tmp_path / "Cargo.toml").write_text('[workspace]\nmembers = ["core"]\n'
+                                         '[package]\nname = "app"\n')
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "Cargo.toml").write_text('[package]\nname = "app-core"\n'
+                                                  '[lib]\nname = "appcore"\n')
+    (tmp_path / "target").mkdir()
+    (tmp_path / "target" / "Cargo.toml").write_text('[package]\nname = "built"\n')
+    fresh = type(rust)()
+    assert fresh.crates(root) == {"app": "@", "app_core": "@core", "appcore": "@core"}
+    assert fresh.absolute("app_core.money.add", 0, "src/main.rs", root) == "@core.money.add"
+    assert fresh.absolute("app.Cli", 0, "tests/cli.rs", root) == "@.Cli"
+    assert fresh.path_module("appcore.money", "src/main.rs", root) == "@core.money"
 
 
 def test_ruby_requires_and_global_constants() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ctxls.index.refs import extract as refs_of
 from ctxls.index.resolve import FileInfo, RefIndex, references
 from ctxls.index.resolve import tests_for as find_tests  # a name pytest does not collect
@@ -171,6 +173,45 @@ def test_calls_inside_rust_macros_are_calls() -> None:
     resolved, candidates = references(index, "/ws/src/cache.rs", total)
     assert sorted(r.call.row for r in resolved) == [4, 5, 6]  # not the string on row 7
     assert not candidates
+
+
+def test_rust_workspace_crates_re_exports_and_traits_in_scope(tmp_path: Path) -> None:
+    """A Cargo workspace: a crate named by its manifest (`app_core`, folder `core`), its
+    modules re-exported through nested lists and a glob (`pub use self::{m::{..}}`,
+    `pub use app_core::*`), a trait's method called on a type that derives it, and an
+    integration test's own module (`crate::utils` beside tests/it/main.rs)."""
+    files = {
+        "Cargo.toml": b'[workspace]\nmembers = ["core"]\n[package]\nname = "app"\n',
+        "core/Cargo.toml": b'[package]\nname = "app-core"\n',
+        "core/src/lib.rs": b"pub mod money;\npub use self::{money::{add, Parse}};\n",
+        "core/src/money.rs": (b"pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n\n"
+                              b"pub trait Parse {\n    fn parse_from(s: &str) -> Self {\n"
+                              b"        todo!()\n    }\n}\n"),
+        "src/lib.rs": b"pub use app_core::*;\n",
+        "tests/it/main.rs": b"mod utils;\nmod flows;\n",
+        "tests/it/utils.rs": b"pub fn check(x: u32) {\n    assert_eq!(x, 1);\n}\n",
+        "tests/it/flows.rs": (b"use app::{add, Parse};\nuse crate::utils::check;\n\n"
+                              b"#[derive(Parse)]\nstruct Opt;\n\nfn flow() {\n"
+                              b"    check(add(1, 2));\n    let o = Opt::parse_from(\"x\");\n}\n"),
+    }
+    index = RefIndex()
+    for path, src in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(src)
+        lang = languages.for_path(path)
+        if lang is None:
+            continue
+        tree = lang.parser().parse(src)
+        index.put(FileInfo(f"{tmp_path}/{path}", path, Tables.of(
+            extract(lang, tree, LineIndex(src)), refs_of(lang, tree.root_node))))
+    flows = f"{tmp_path}/tests/it/flows.rs"
+    for target, path in (("add", "core/src/money.rs"), ("check", "tests/it/utils.rs"),
+                         ("Parse.parse_from", "core/src/money.rs")):
+        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, target, path)
+        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
+        row = 8 if target == "Parse.parse_from" else 7
+        assert [(r.key, r.call.row) for r in resolved] == [(flows, row)], target
+        assert not candidates, target
 
 
 def test_a_go_variable_bound_to_a_named_result_has_its_type() -> None:

@@ -71,6 +71,9 @@ class RefIndex:
         # computed from an older version of a file is never taken for the current one.
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = {}
         self._scopes: dict[str, tuple[Tables, list[str | None]]] = {}
+        # (index version, value): a value that reads other files is stale after any change
+        self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
+        self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
         self.view = False
@@ -145,6 +148,7 @@ class RefIndex:
 
     def remove(self, key: str) -> None:
         self._own()
+        self._version += 1
         self._imported.pop(key, None)
         self._scopes.pop(key, None)
         old = self.files.pop(key, None)
@@ -276,7 +280,7 @@ class RefIndex:
             scopes = (*around.parents, around.qualname)
             for scope in reversed(scopes):  # innermost visible definition wins
                 for d in info.outline.decls:
-                    if d.kind == "class" and d.qualname == f"{scope}.{expr}":
+                    if d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
                         return info, d
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
@@ -300,6 +304,26 @@ class RefIndex:
         return any(d.name == name and d.kind in ("module", *CLASS_KINDS)
                    for f in self.files.values() if _system(f.path).global_classes
                    for d in f.outline.decls)
+
+    def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
+        """The traits whose methods the file may call on any type: its own, those it
+        imports by name and those of the modules it glob-imports (Rust), kept until the
+        file changes; none where the module system has no such rule."""
+        if not _system(info.path).scoped_traits:
+            return []
+        cached = self._traits.get(info.key)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        found = [(info, d) for d in info.outline.decls if d.kind == "trait"]
+        for imp in info.refs.imports:
+            if imp.name == "*":
+                src = self.module_file(self.absolute(info, imp))
+                found += [(src, d) for d in src.outline.decls
+                          if d.kind == "trait" and not d.parents] if src is not None else []
+            elif imp.name and (hit := self.imported(info, imp)) and hit[1].kind == "trait":
+                found.append(hit)
+        self._traits[info.key] = (self._version, found)
+        return found
 
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions

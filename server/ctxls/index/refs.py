@@ -86,7 +86,9 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             imports.append(Import(_text(alias[0]) if alias else name, module, name, 0,
                                   node.start_point.row))
         elif "import.from" in caps:
-            src = _path(_text(caps["import.from"][0]))
+            # enclosing lists' paths first (Rust's `use a::{b::{c::D}}`)
+            src = ".".join(_path(_text(n)) for n in
+                           (*caps.get("import.prefix", ()), caps["import.from"][0]))
             level = system.relative_level(src)
             module = src[level:]
             row = caps["import.from"][0].start_point.row

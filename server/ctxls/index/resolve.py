@@ -162,7 +162,8 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
     if cls is not None:
         if owner is None:
             return None
-        found = _method(index, cls[0], cls[1], call.name)
+        found = _method(index, cls[0], cls[1], call.name) or _trait_method(
+            index, info, call.name)
         if found is None:  # defined in a base we could not resolve: not proven either way
             return (False, f"`{call.obj}` is a {cls[1].qualname}; {call.name} not found in it",
                     NOT_IN_CLASS)
@@ -375,6 +376,14 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
     return None
 
 
+def _trait_method(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+    """The method ``name`` of the one trait in the file's scope that declares it (a type
+    calls a trait's method only with the trait in scope; two such traits: not proven)."""
+    found = {(m[0].key, m[1].qualname): m for owner, trait in index.traits_in_scope(info)
+             if (m := _method(index, owner, trait, name)) is not None}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def definition(index: RefIndex, info: FileInfo, row: int, col: int,
                line: bytes | None = None) -> tuple[FileInfo, Decl] | None:
     """The declaration the name at (row, byte column) of a file refers to, if it resolves.
@@ -406,7 +415,8 @@ def _member(index: RefIndex, info: FileInfo, call: Call,
     assert call.obj is not None
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
-        return _method(index, cls[0], cls[1], call.name)
+        return _method(index, cls[0], cls[1], call.name) or _trait_method(
+            index, info, call.name)
     module = index.module_of(info, call.obj)
     return index.export(module, call.name) if module is not None else None
 

@@ -30,6 +30,9 @@ class ModuleSystem:
     global_classes: ClassVar[bool] = False
     # A function name means the one definition the program has, wherever it is (C).
     global_functions: ClassVar[bool] = False
+    # A method the receiver's type lacks may come from a trait the file brings into scope,
+    # declared there or imported (Rust: a trait's methods are callable only then).
+    scoped_traits: ClassVar[bool] = False
     # Files that make a folder a package (Python's ``__init__.py``): a project nested in a
     # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
     package_files: ClassVar[tuple[str, ...]] = ()

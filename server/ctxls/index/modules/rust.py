@@ -1,42 +1,132 @@
-"""Rust crates: ``crate::a::b`` is ``src/a/b.rs`` or ``src/a/b/mod.rs``; ``self::`` and
-``super::`` are relative to the file's own module. Paths arrive dotted (``crate.a.b``)."""
+"""Rust crates: each package of a Cargo workspace is a crate named by its ``Cargo.toml``;
+inside one, ``src/a/b.rs`` or ``src/a/b/mod.rs`` is module ``a::b``, and each integration
+test, example and bench is a crate of its own (``tests/cli.rs``, or ``tests/cli/main.rs``
+with its modules beside it). ``crate::``, ``self::`` and ``super::`` are relative to the
+file; any other head is a workspace crate's name or a child module of the file's own.
+Paths arrive dotted (``crate.a.b``).
+
+Module names are ``@<package folder>`` for a package's library (``@`` at the workspace's
+root, ``@clap_builder``), ``@<package folder>#tests`` for its tests folder, then the module
+path: ``@clap_builder.builder.command``. They are found from the path alone; only a
+crate's own name (``use clap_builder::builder``) needs the manifests, read once per root.
+"""
 
 from __future__ import annotations
 
+import os
+import posixpath
+import tomllib
+
 from ctxls.index.modules import ModuleSystem, register
+from ctxls.paths import read_inside
 
 ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
-PATH_HEADS = ("crate", "self", "super")  # paths that name this crate's modules without `use`
+TARGET_DIRS = ("tests", "examples", "benches")  # each file or folder in them: a crate
+SKIP_DIRS = {"target", "node_modules", ".git"}
+MAX_MANIFESTS = 2000
+
+
+def _parts(path: str) -> tuple[str, list[str], bool]:
+    """(crate key, module path below it, whether the file is a crate root of a target
+    folder: ``tests/cli.rs``, whose modules are its siblings)."""
+    parts = path.rsplit(".", 1)[0].split("/")
+    if "src" in parts[:-1]:
+        i = len(parts) - 1 - parts[::-1].index("src")
+        key, rest = "@" + "/".join(parts[:i]), parts[i + 1:]
+        single = False
+    elif any(p in TARGET_DIRS for p in parts[:-1]):
+        i = next(i for i, p in enumerate(parts) if p in TARGET_DIRS)
+        key, rest = "@" + "/".join(parts[:i]) + "#" + parts[i], parts[i + 1:]
+        single = len(rest) == 1
+    else:  # a manifest that points its library elsewhere (`foo/lib.rs`), or build.rs
+        key, rest, single = "@" + "/".join(parts[:-1]), parts[-1:], False
+    if rest and rest[-1] in ROOT_FILES:
+        rest = rest[:-1]
+    return key.replace(".", "_"), rest, single
 
 
 @register("rust")
 class RustCrates(ModuleSystem):
+    scoped_traits = True
+
+    def __init__(self) -> None:
+        self._crates: dict[str, dict[str, str]] = {}  # workspace root -> crate name -> key
+
     def module_name(self, path: str) -> str | None:
-        """``src/a/b.rs``, ``src/a/b/mod.rs`` -> ``crate.a.b``; ``src/lib.rs`` -> ``crate``."""
-        stem = path.rsplit(".", 1)[0]
-        tail = stem.rsplit("src/", 1)[-1] if "src/" in stem else stem
-        parts = [p for p in tail.split("/") if p]
-        if parts and parts[-1] in ROOT_FILES:
-            parts.pop()
-        return ".".join(["crate", *parts])
+        """``src/a/b.rs``, ``src/a/b/mod.rs`` -> ``@.a.b``; ``src/lib.rs`` -> ``@``;
+        ``clap_builder/src/lib.rs`` -> ``@clap_builder``; ``tests/cli.rs`` -> ``@#tests.cli``."""
+        key, rest, _ = _parts(path)
+        return ".".join([key, *rest])
+
+    def _crate(self, path: str) -> str:
+        """What ``crate`` names in the file: its package's library, or its test's root."""
+        key, rest, single = _parts(path)
+        return key if single or "#" not in key or not rest else f"{key}.{rest[0]}"
+
+    def _children(self, path: str) -> str:
+        """The module whose children ``mod a;`` declares in the file (``self``)."""
+        key, rest, single = _parts(path)
+        return key if single else ".".join([key, *rest])
 
     def absolute(self, module: str, level: int, path: str, root: str) -> str:
-        own = self.module_name(path) or "crate"
         parts = module.split(".")
-        if parts[0] == "self":
-            return ".".join([own, *parts[1:]])
-        if parts[0] == "super":
-            base = own.split(".")
+        head = parts[0]
+        if head == "crate":
+            return ".".join([self._crate(path), *parts[1:]])
+        if head == "self":
+            return ".".join([self._children(path), *parts[1:]])
+        if head == "super":
+            base = self.module_name(path).split(".")  # type: ignore[union-attr]
             while parts and parts[0] == "super":
-                base = base[:-1] or ["crate"]
+                base = base[:-1] or base
                 parts = parts[1:]
             return ".".join([*base, *parts])
-        return module  # crate.… as is; another crate does not resolve
+        crate = self.crates(root).get(head)
+        if crate is not None:
+            return ".".join([crate, *parts[1:]])
+        # 2018 paths: a child module of the file's own (`use ty::Ty` beside `mod ty;`);
+        # an outside crate (`std`, `serde`) names no workspace file either way.
+        return ".".join([self._children(path), *parts])
+
+    def plain_local(self, module: str) -> str:
+        """``use a::b;`` binds ``b``."""
+        return module.rsplit(".", 1)[-1]
+
+    def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
+        return ".".join(p for p in (absolute, rest) if p)
 
     def path_module(self, expr: str, path: str, root: str) -> str | None:
-        """``crate::a::f()``, ``super::f()``, ``self::a::f()``, and ``a::f()`` for a child
-        module ``a`` of the file's own (``mod a;``): files are modules, so the path names
-        one (a ``mod`` block inside a file is not followed)."""
-        if expr.split(".")[0] in PATH_HEADS:
-            return self.absolute(expr, 0, path, root)
-        return f"{self.module_name(path) or 'crate'}.{expr}"
+        """``crate::a::f()``, ``super::f()``, ``other_crate::a::f()``, and ``a::f()`` for a
+        child module ``a`` of the file's own (``mod a;``): files are modules, so the path
+        names one (a ``mod`` block inside a file is not followed)."""
+        return self.absolute(expr, 0, path, root)
+
+    def crates(self, root: str) -> dict[str, str]:
+        """Crate name -> key for every package under ``root`` (its manifests read once; a
+        manifest that leads outside the workspace is not read)."""
+        found = self._crates.get(root)
+        if found is not None:
+            return found
+        found = {}
+        seen = 0
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+            if "Cargo.toml" not in names:
+                continue
+            seen += 1
+            if seen > MAX_MANIFESTS:
+                break
+            try:
+                data = tomllib.loads(read_inside(os.path.join(folder, "Cargo.toml"), root)
+                                     .decode("utf-8", errors="replace"))
+            except (OSError, tomllib.TOMLDecodeError):
+                continue
+            rel = posixpath.relpath(folder.replace(os.sep, "/"), root.rstrip("/") or "/")
+            key = "@" + ("" if rel == "." else rel).replace(".", "_")
+            for table in ("package", "lib"):
+                name = data.get(table, {}).get("name") if isinstance(data.get(table), dict) \
+                    else None
+                if isinstance(name, str):
+                    found.setdefault(name.replace("-", "_"), key)
+        self._crates[root] = found
+        return found
