@@ -81,7 +81,8 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
             relation="candidate-caller", provenance=f"06: name match only ({r.why})"[:200],
             renderings={"name": Text(f"{r.path}:{r.call.row + 1}\n")},
             path=r.path, symbol=r.enclosing, key=f"{r.path}:{r.call.row}"))
-    hits = tests_for(snap.refs, info.key, decl, is_test) if info is not None else []
+    hits = tests_for(snap.refs, info.key, decl, is_test, found=(resolved, candidates)) \
+        if info is not None else []
     _tests(snap, out, params, v, hits)
     second = 0
     for r in callers[:SECOND_HOP]:

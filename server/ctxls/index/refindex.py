@@ -9,6 +9,7 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from ctxls.index.refs import Import, Refs
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
+from ctxls.syntax.symbols import at_row
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
@@ -46,6 +48,14 @@ def _system(path: str) -> ModuleSystem:
     return modules.named(name) if name is not None else modules.NONE
 
 
+@lru_cache(maxsize=1 << 16)
+def _package_tag(path: str) -> str | None:
+    """``module:<name>`` for a file of a module that spans files (a Go or Java package)."""
+    system = _system(path)
+    mod = system.module_name(path) if system.spans_files else None
+    return f"module:{mod}" if mod is not None else None
+
+
 def module_name(path: str) -> str | None:
     """The name imports use for a file (``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
     ``billing/pricing.ts`` -> ``billing/pricing``), by its module system."""
@@ -71,8 +81,10 @@ class RefIndex:
         # computed from an older version of a file is never taken for the current one.
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = {}
         self._scopes: dict[str, tuple[Tables, list[str | None]]] = {}
+        self._rows: dict[str, tuple[Tables, list[Decl | None]]] = {}
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
+        self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]], Tables]] = {}
         self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
@@ -146,11 +158,27 @@ class RefIndex:
         self._scopes[info.key] = (info.tables, found)
         return found
 
+    def at_row(self, info: FileInfo, row: int) -> Decl | None:
+        """The innermost declaration whose lines include ``row`` (``symbols.at_row``), from
+        a table of every row kept until the file changes: a search asks it for every call."""
+        cached = self._rows.get(info.key)
+        if cached is None or cached[0] is not info.tables:
+            decls = info.outline.decls
+            rows: list[Decl | None] = [None] * (info.outline.line_count + 1)
+            # larger first, so the innermost (and of equal ones the later) is written last
+            for d in sorted(decls, key=lambda d: d.span.start_row - d.span.last_row):
+                for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
+                    rows[r] = d
+            cached = self._rows[info.key] = (info.tables, rows)
+        rows = cached[1]
+        return rows[row] if 0 <= row < len(rows) else at_row(info.outline, row)
+
     def remove(self, key: str) -> None:
         self._own()
         self._version += 1
         self._imported.pop(key, None)
         self._scopes.pop(key, None)
+        self._rows.pop(key, None)
         old = self.files.pop(key, None)
         if old is None:
             return
@@ -200,22 +228,45 @@ class RefIndex:
         root = info.key[: len(info.key) - len(info.path)]
         return _system(info.path).absolute(imp.module, imp.level, info.path, root)
 
+    def _tops(self, info: FileInfo) -> dict[str, list[tuple[FileInfo, Decl]]]:
+        """What each name means at the top of ``info``'s module, in file then source order:
+        top-level declarations (also inside a namespace: C++, C# ``billing.Ledger``) by
+        name, and every dotted qualname. Kept per module until the index changes."""
+        tag = _package_tag(info.path) or info.key
+        cached = self._exports.get(tag)
+        if cached is not None and cached[0] == self._version and (
+                tag != info.key or cached[2] is info.tables):
+            return cached[1]
+        found: dict[str, list[tuple[FileInfo, Decl]]] = {}
+        for member in self.package(info):
+            decls = member.outline.decls
+            namespaces = {d.qualname for d in decls if d.kind == "namespace"}
+            for d in decls:
+                if all(p in namespaces for p in d.parents):
+                    found.setdefault(d.name, []).append((member, d))
+                if "." in d.qualname and d.qualname != d.name:
+                    found.setdefault(d.qualname, []).append((member, d))
+        self._exports[tag] = (self._version, found, info.tables)
+        return found
+
+    def members(self, info: FileInfo, qualname: str) -> list[tuple[FileInfo, Decl]]:
+        """The declarations of ``info``'s module with this dotted qualname (a Go method
+        may be in any file of its package), in file then source order."""
+        return [(m, d) for m, d in self._tops(info).get(qualname, ()) if d.qualname == qualname]
+
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
         """The declaration ``name`` means at the top of ``info``'s module, re-exports followed;
         a definition before a prototype (C's header and source are one module)."""
         prototype: tuple[FileInfo, Decl] | None = None
-        for member in self.package(info):
-            namespaces = {d.qualname for d in member.outline.decls if d.kind == "namespace"}
-            for d in member.outline.decls:
-                # a top-level name, also inside a namespace (C++, C#: `billing.Ledger`)
-                if (d.name == name and all(p in namespaces for p in d.parents)) or (
-                        "." in name and d.qualname == name):
-                    if d.body is None and d.kind in ("function", "method") and (
-                            prototype is None):
-                        prototype = (member, d)  # its definition may be in another file
-                        break
-                    if prototype is None or d.body is not None:
-                        return member, d
+        for member, d in self._tops(info).get(name, ()):
+            if d.body is None and d.kind in ("function", "method"):
+                # a prototype: its definition may be in another file; the first one found
+                # stands unless a definition follows (only the first per file counts)
+                if prototype is None:
+                    prototype = (member, d)
+                continue
+            if prototype is None or d.body is not None:
+                return member, d
         if prototype is not None:
             return prototype
         if hops >= MAX_HOPS:
@@ -237,7 +288,12 @@ class RefIndex:
         """What ``from m import name`` binds, when it is a declaration (not a module)."""
         if imp.name is None or imp.name == "*":
             return None
-        src = self.module_file(self.absolute(info, imp))
+        module = self.absolute(info, imp)
+        src = self.module_file(module)
+        if src is None and "." in module:  # a member through its class (Java's static
+            package, _, cls = module.rpartition(".")  # import of `pkg.Util.check`)
+            src = self.module_file(package)
+            return self.export(src, f"{cls}.{imp.name}", hops) if src is not None else None
         return self.export(src, imp.name, hops) if src is not None else None
 
     def module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
@@ -278,9 +334,10 @@ class RefIndex:
             expr = m.group(1)
         if around is not None and "." not in expr:
             scopes = (*around.parents, around.qualname)
+            tops = self._tops(info)
             for scope in reversed(scopes):  # innermost visible definition wins
-                for d in info.outline.decls:
-                    if d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
+                for member, d in tops.get(f"{scope}.{expr}", ()):
+                    if member is info and d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
                         return info, d
         if "." in expr:
             mod, _, cls = expr.rpartition(".")

@@ -79,7 +79,7 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
             if (call.row == decl.name_span.start_row and other_key == key
                     and call.col == decl.name_span.start_col):
                 continue  # the definition itself
-            around = at_row(info.outline, call.row)
+            around = index.at_row(info, call.row)
             enclosing = around.qualname if around is not None else None
             verdict = judge(index, info, call, around, home, decl, owner)
             if verdict is None or (not verdict[0] and call.name not in (
@@ -362,15 +362,14 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
         if owner is None:
             continue
         prototype: tuple[FileInfo, Decl] | None = None
-        for member in index.package(owner):  # Go methods live in any file of the package
-            for d in member.outline.decls:
-                if d.qualname == f"{qual}.{name}":
-                    if d.body is None and d.kind in ("function", "method") and (
-                            prototype is None):
-                        prototype = (member, d)  # C++: declared in the header
-                        break  # (an overload stub's implementation is its own file's)
-                    if prototype is None or d.body is not None:
-                        return member, d
+        for member, d in index.members(owner, f"{qual}.{name}"):  # Go: any file of the package
+            if prototype is not None and member is prototype[0]:
+                continue  # (an overload stub's implementation is its own file's)
+            if d.body is None and d.kind in ("function", "method") and prototype is None:
+                prototype = (member, d)  # C++: declared in the header
+                continue
+            if prototype is None or d.body is not None:
+                return member, d
         if prototype is not None:
             return prototype
     return None
@@ -464,9 +463,11 @@ class TestHit(NamedTuple):
 
 
 def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bool],
-              callers: int = 20) -> list[TestHit]:
+              callers: int = 20, found: tuple[list[Reference], list[Reference]] | None = None
+              ) -> list[TestHit]:
     """Tests that exercise ``decl``, strongest evidence first, plus the files their test
-    runner loads for them implicitly (no import points at those)."""
+    runner loads for them implicitly (no import points at those). ``found``: ``decl``'s
+    references, when the caller has them already."""
     home = index.files[key]
     hits: dict[tuple[str, str | None], TestHit] = {}
 
@@ -474,12 +475,17 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
         if (hit.key, hit.symbol) not in hits:
             hits[hit.key, hit.symbol] = hit._replace(injected=_injected(hit.path))
 
-    resolved, candidates = references(index, key, decl)
+    resolved, candidates = found if found is not None else references(index, key, decl)
     for ref in resolved:
         if is_test(ref.path):
             add(TestHit(ref.key, ref.path, ref.enclosing,
                         f"calls {decl.name} directly (line {ref.call.row + 1})"))
-    for ref in [r for r in resolved if not is_test(r.path)][:callers]:
+    # each calling function once, however often it calls
+    once: dict[tuple[str, str | None], Reference] = {}
+    for r in resolved:
+        if not is_test(r.path):
+            once.setdefault((r.key, r.enclosing), r)
+    for ref in list(once.values())[:callers]:
         caller_info = index.files.get(ref.key)
         caller = next((d for d in caller_info.outline.decls if d.qualname == ref.enclosing),
                       None) if caller_info and ref.enclosing else None
