@@ -9,8 +9,8 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 from ctxls.index import modules
