@@ -51,6 +51,13 @@ CALLABLE = {"function", "method", "class", "struct", "interface", "trait", "enum
             "generator", "typedef", "union", "namespace"}
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:::<[^()]*>\s*)?\(")
 ATTRIBUTE = re.compile(r"#!?\[[^\]\n]*\]|@[A-Za-z_][\w.]*")
+DOUBLE = re.compile(r'"(?:\\.|[^"\\\n])*"')
+SINGLE = re.compile(r"'(?:\\.|[^'\\\n])*'")
+HASH_COMMENT = re.compile(r"#.*")
+SLASH_COMMENT = re.compile(r"//.*|/\*.*?\*/", re.S)
+KEYWORDS = {"self", "nil", "true", "false", "end", "do", "if", "unless", "def", "class",
+            "module", "return", "yield", "super", "then", "else", "elsif", "case", "when",
+            "while", "until", "begin", "rescue", "ensure", "and", "or", "not", "in", "new"}
 WORD = re.compile(r"\b([A-Za-z_]\w*[?!]?)")
 SKIP_DIRS = ("/node_modules/", "/vendor/", "/target/", "/.git/")
 
@@ -135,10 +142,22 @@ def callees_of(body: str, lang: str, rel: str, unique: dict, files: dict, aliase
     receiver's type this name-only truth cannot know."""
     pattern = WORD if lang == "ruby" else CALL
     body = ATTRIBUTE.sub("", body)  # `#[derive(Parser)]`, `@Test(...)`: no calls
+    body = DOUBLE.sub('""', body)
+    if lang != "rust":  # (Rust's 'a is a lifetime)
+        body = SINGLE.sub("''", body)
+    body = (HASH_COMMENT if lang in ("ruby", "python") else SLASH_COMMENT).sub("", body)
+    if lang == "ruby":  # `:name` is a symbol, `name:` a keyword argument
+        body = re.sub(r"(?<![:\w]):\w+[?!]?|\b\w+:(?!:)", "", body)
     out: dict[str, tuple[str, tuple[int, ...], str]] = {}
+    # Ruby's locals look like bare calls: names assigned, or bound by `|a, b|`, are none
+    local = set(re.findall(r"\b(\w+)\s*(?:,\s*\w+\s*)*=(?![=~>])", body)) | {
+        w for group in re.findall(r"\|([^|\n]*)\|", body) for w in re.findall(r"\w+", group)
+    } if lang == "ruby" else set()
     for m in pattern.finditer(body):
+        if m.group(1) in local:
+            continue
         name = m.group(1)
-        hit = unique.get(name)
+        hit = unique.get(name) if name not in KEYWORDS else None
         if not hit or hit[0] == rel or rel in files.get(name, ()):
             continue
         before = body[:m.start()].rstrip()

@@ -85,6 +85,7 @@ class RefIndex:
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
         self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]], Tables]] = {}
+        self._global_names: tuple[int, dict[str, list[tuple[FileInfo, Decl]]]] | None = None
         self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
@@ -357,10 +358,7 @@ class RefIndex:
         the workspace: not where class names are global and no workspace file declares it."""
         if not _system(info.path).global_classes:
             return True
-        name = re.split(r"\.|::", expr)[-1]
-        return any(d.name == name and d.kind in ("module", *CLASS_KINDS)
-                   for f in self.files.values() if _system(f.path).global_classes
-                   for d in f.outline.decls)
+        return bool(self._globals().get(f"class:{re.split(r'[.]|::', expr)[-1]}"))
 
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it
@@ -382,25 +380,60 @@ class RefIndex:
         self._traits[info.key] = (self._version, found)
         return found
 
+    def sees_unimported_classes(self, info: FileInfo) -> bool:
+        """Whether a class name in the file may mean a class no import names: one of its
+        package's other files (Go, Java) or any file (Ruby's global constants)."""
+        system = _system(info.path)
+        return system.spans_files or system.global_classes
+
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions
+
+    def _globals(self) -> dict[str, list[tuple[FileInfo, Decl]]]:
+        """Names every file may mean wherever they are declared, kept until the index
+        changes: ``fn:<system>:<name>`` for C's top-level function definitions,
+        ``class:<name or qualname>`` for Ruby's classes and modules."""
+        cached = self._global_names
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        found: dict[str, list[tuple[FileInfo, Decl]]] = {}
+        for f in self.files.values():
+            system = _system(f.path)
+            if not (system.global_functions or system.global_classes):
+                continue
+            for d in f.outline.decls:
+                if system.global_functions and not d.parents and d.body is not None and \
+                        d.kind == "function":
+                    found.setdefault(f"fn:{system.name}:{d.name}", []).append((f, d))
+                if system.global_classes and d.kind in ("function", "method"):
+                    found.setdefault(f"def:{d.name}", []).append((f, d))
+                if system.global_classes and d.kind in ("module", *CLASS_KINDS):
+                    found.setdefault(f"class:{d.name}", []).append((f, d))
+                    if d.qualname != d.name:
+                        found.setdefault(f"class:{d.qualname}", []).append((f, d))
+        self._global_names = (self._version, found)
+        return found
 
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files
         of ``info``'s module system (C links every such name across the program)."""
-        system = _system(info.path)
-        found = [(f, d) for f in self.files.values() if _system(f.path) is system
-                 for d in f.outline.decls
-                 if d.name == name and not d.parents and d.body is not None
-                 and d.kind == "function"]
+        found = self._globals().get(f"fn:{_system(info.path).name}:{name}", [])
+        return found[0] if len(found) == 1 else None
+
+    def only_method(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+        """The one method of the workspace named ``name``, where class names are global
+        (Ruby: a bare call in a mixin may mean any including class's method, so the name
+        is all there is to go on)."""
+        if not _system(info.path).global_classes:
+            return None
+        found = self._globals().get(f"def:{name}", [])
         return found[0] if len(found) == 1 else None
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes
         class names global (Ruby constants)."""
-        found = [(f, d) for f in self.files.values() if _system(f.path).global_classes
-                 for d in f.outline.decls
-                 if d.kind in ("module", *CLASS_KINDS) and (d.qualname == expr or d.name == expr)]
+        found = list({(f.key, d.qualname, d.span): (f, d)
+                      for f, d in self._globals().get(f"class:{expr}", [])}.values())
         exact = [x for x in found if x[1].qualname == expr]
         return (exact or found)[0] if len(exact or found) == 1 else None
 

@@ -561,7 +561,12 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
 
     for call in info.refs.calls:
         if first <= call.row <= last:
-            add(definition(index, info, call.row, call.col), "call", call.row)
+            found = definition(index, info, call.row, call.col)
+            if found is None and call.obj is None and (
+                    only := index.only_method(info, call.name)):
+                add(only, "the one method of that name", call.row)
+            else:
+                add(found, "call", call.row)
     body = "\n".join(lines[first : last + 1])
     words = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", body))
     for d in info.outline.decls:
@@ -572,6 +577,9 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
     for imp in info.refs.imports:
         if imp.local in words and imp.name and imp.name != "*":
             add(index.imported(info, imp), "import", imp.row)
+    if index.sees_unimported_classes(info):  # a type of the same package, a Ruby constant
+        for word in sorted(w for w in words if w[:1].isupper()):
+            add(index.class_named(info, word, decl), "name", first)
     bound = {imp.local for imp in info.refs.imports}
     modules: dict[str, FileInfo | None] = {}
     for head, attr in sorted(set(re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", body))):
