@@ -13,6 +13,21 @@
   (import_clause (namespace_import (identifier) @import.alias))
   source: (string (string_fragment) @import.module))
 
+; The default import binds the module's default export (`import View from './view'`).
+(import_statement (import_clause . (identifier) @import.default)
+  source: (string (string_fragment) @import.from))
+; What a module's default export names: `export default View`, `export default class
+; View {}`; CommonJS `module.exports = View` (what `require()` of the module returns).
+(export_statement value: (identifier) @export.default)
+(export_statement "default" declaration: [(class_declaration name: (_) @export.default)
+                                          (function_declaration name: (_) @export.default)])
+(assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: [(identifier) @export.default
+          (function_expression name: (identifier) @export.default)
+          (class name: (_) @export.default)]
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+
 (call_expression function: (identifier) @call.name)
 (call_expression
   function: (member_expression object: (_) @call.object property: (property_identifier) @call.name))

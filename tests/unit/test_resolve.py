@@ -269,3 +269,31 @@ def test_a_destructured_require_binds_the_modules_names() -> None:
         decl = resolve(outline, name, "lib/ops.js")
         resolved, _ = references(index, "/ws/lib/ops.js", decl)
         assert [(r.path, r.call.row) for r in resolved] == [("main.js", 3)], name
+
+
+def test_default_exports_bind_through_default_imports_and_require() -> None:
+    """`import View from './view'` and `const View = require('./view')` bind what the
+    module exports by default (`export default class View`, `module.exports = View`); a
+    member of a required module (`require('./utils').compile`) and CommonJS `exports.f =
+    function` are the module's names."""
+    index = _workspace({
+        "src/view.ts": b"export default class View {\n  render(): void {}\n}\n",
+        "src/page.ts": (b"import Page from './view';\n\nfunction show() {\n"
+                        b"  const p = new Page();\n  p.render();\n}\n"),
+        "lib/view.js": b"function View(name) {\n  this.name = name;\n}\n\nmodule.exports = View;\n",
+        "lib/utils.js": b"exports.compile = function (x) {\n  return x;\n};\n",
+        "lib/app.js": (b"var View = require('./view');\nvar compile = require('./utils').compile;\n"
+                       b"var utils = require('./utils');\n\nfunction boot() {\n"
+                       b"  var v = new View('x');\n  compile(1);\n  utils.compile(2);\n}\n"),
+    })
+
+    def uses(path: str, name: str) -> list[tuple[str, int]]:
+        decl = resolve(index.files[f"/ws/{path}"].outline, name, path)
+        resolved, candidates = references(index, f"/ws/{path}", decl)
+        assert not candidates, (name, candidates)
+        return [(r.path, r.call.row) for r in resolved]
+
+    assert uses("src/view.ts", "View.render") == [("src/page.ts", 4)]
+    assert uses("src/view.ts", "View") == [("src/page.ts", 3)]
+    assert uses("lib/view.js", "View") == [("lib/app.js", 5)]
+    assert uses("lib/utils.js", "exports.compile") == [("lib/app.js", 6), ("lib/app.js", 7)]

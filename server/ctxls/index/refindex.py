@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from ctxls.index import modules
 from ctxls.index.modules import ModuleSystem
-from ctxls.index.refs import Import, Refs
+from ctxls.index.refs import DEFAULT, Import, Refs
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
@@ -239,9 +239,10 @@ class RefIndex:
                 tag != info.key or cached[2] is info.tables):
             return cached[1]
         found: dict[str, list[tuple[FileInfo, Decl]]] = {}
+        exported = _system(info.path).export_objects
         for member in self.package(info):
             decls = member.outline.decls
-            namespaces = {d.qualname for d in decls if d.kind == "namespace"}
+            namespaces = {d.qualname for d in decls if d.kind == "namespace"} | set(exported)
             for d in decls:
                 if all(p in namespaces for p in d.parents):
                     found.setdefault(d.name, []).append((member, d))
@@ -260,11 +261,10 @@ class RefIndex:
         a definition before a prototype (C's header and source are one module)."""
         prototype: tuple[FileInfo, Decl] | None = None
         for member, d in self._tops(info).get(name, ()):
-            if d.body is None and d.kind in ("function", "method"):
-                # a prototype: its definition may be in another file; the first one found
-                # stands unless a definition follows (only the first per file counts)
-                if prototype is None:
-                    prototype = (member, d)
+            if prototype is not None and member is prototype[0]:
+                continue  # (an overload signature stands for its own file's implementation)
+            if d.body is None and d.kind in ("function", "method") and prototype is None:
+                prototype = (member, d)  # its definition may be in another file
                 continue
             if prototype is None or d.body is not None:
                 return member, d
@@ -272,10 +272,19 @@ class RefIndex:
             return prototype
         if hops >= MAX_HOPS:
             return None
+        system = _system(info.path)
+        if name == DEFAULT and system.default_exports:  # `export default View`
+            named = next((b.type for b in info.refs.bindings if b.name == DEFAULT), None)
+            return self.export(info, named, hops + 1) if named else None
         for imp in info.refs.imports:
             if imp.local == name and imp.name:
                 target = self.imported(info, imp, hops + 1)
                 if target is not None:
+                    return target
+            elif imp.local == name and imp.name is None and system.default_exports:
+                # `const View = require('./view')`: what the module exports as a whole
+                src = self.module_of(info, name)
+                if src is not None and (target := self.export(src, DEFAULT, hops + 1)):
                     return target
         for imp in info.refs.imports:
             if imp.name == "*":
@@ -379,6 +388,13 @@ class RefIndex:
                 found.append(hit)
         self._traits[info.key] = (self._version, found)
         return found
+
+    def owner(self, info: FileInfo, decl: Decl) -> str | None:
+        """The class a declaration is a member of; None for a module's own names, CommonJS
+        ``exports.f`` among them."""
+        if not decl.parents or all(p in _system(info.path).export_objects for p in decl.parents):
+            return None
+        return decl.parents[-1]
 
     def sees_unimported_classes(self, info: FileInfo) -> bool:
         """Whether a class name in the file may mean a class no import names: one of its

@@ -13,6 +13,8 @@ import tree_sitter as ts
 from ctxls.index import modules
 from ctxls.syntax.languages import Language, Matches
 
+DEFAULT = "default"  # the name a module's default export goes by (ECMAScript)
+
 
 class Import(NamedTuple):
     local: str  # the name the file uses ("" for a star import)
@@ -85,6 +87,13 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             alias = caps.get("import.alias")
             imports.append(Import(_text(alias[0]) if alias else name, module, name, 0,
                                   node.start_point.row))
+        elif "import.default" in caps:  # the module's default export, under a local name
+            node = caps["import.default"][0]
+            src = _path(_text(caps["import.from"][0]))
+            imports.append(Import(_text(node), src, DEFAULT, 0, node.start_point.row))
+        elif "export.default" in caps:  # what the module's default export names
+            node = caps["export.default"][0]
+            bindings.append(Binding(node.start_point.row, DEFAULT, _text(node)))
         elif "import.from" in caps:
             # enclosing lists' paths first (Rust's `use a::{b::{c::D}}`)
             src = ".".join(_path(_text(n)) for n in

@@ -20,7 +20,7 @@ from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refindex import module_name as module_name
-from ctxls.index.refs import Binding, Call
+from ctxls.index.refs import DEFAULT, Binding, Call
 from ctxls.index.tables import module_words
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
@@ -66,8 +66,11 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
         return [], []
     resolved: list[Reference] = []
     candidates: list[Reference] = []
-    owner = decl.parents[-1] if decl.parents else None
+    owner = index.owner(home, decl)
     names = aliases(index, decl.name)
+    if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
+                                for b in home.refs.bindings):
+        names = names | {DEFAULT}  # the module's default export: imported under any name
     for other_key in sorted(set().union(*(index.by_name.get(n, set()) for n in names))):
         info = index.files.get(other_key)
         if info is None:
@@ -376,8 +379,7 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
 
 
 def _trait_method(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
-    """The method ``name`` of the one trait in the file's scope that declares it (a type
-    calls a trait's method only with the trait in scope; two such traits: not proven)."""
+    """The method of the one trait in the file's scope that declares ``name``."""
     found = {(m[0].key, m[1].qualname): m for owner, trait in index.traits_in_scope(info)
              if (m := _method(index, owner, trait, name)) is not None}
     return next(iter(found.values())) if len(found) == 1 else None
@@ -562,8 +564,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
     for call in info.refs.calls:
         if first <= call.row <= last:
             found = definition(index, info, call.row, call.col)
-            if found is None and call.obj is None and (
-                    only := index.only_method(info, call.name)):
+            if found is None and call.obj is None and (only := index.only_method(info, call.name)):
                 add(only, "the one method of that name", call.row)
             else:
                 add(found, "call", call.row)

@@ -57,7 +57,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 if words := module_words(module):
                     files |= index.by_name.get(words[-1], set())
     seen = {(r.key, r.call.row, r.call.col) for r in resolved}
-    owner = decl.parents[-1] if decl.parents else None
+    owner = index.owner(home, decl)
     # whole names: `$` and `#` (JavaScript's `$el`, `#private`) are name characters too
     word = re.compile(rb"(?<![\w$#])(?:" + b"|".join(re.escape(n.encode()) for n in names)
                       + rb")(?![\w$])")

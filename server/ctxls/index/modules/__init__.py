@@ -33,6 +33,10 @@ class ModuleSystem:
     # A method the receiver's type lacks may come from a trait the file brings into scope,
     # declared there or imported (Rust: a trait's methods are callable only then).
     scoped_traits: ClassVar[bool] = False
+    # A module has a default export, which a default import (and CommonJS `require`) binds.
+    default_exports: ClassVar[bool] = False
+    # Objects whose members are the module's own top-level names (CommonJS `exports.f = ...`).
+    export_objects: ClassVar[tuple[str, ...]] = ()
     # Files that make a folder a package (Python's ``__init__.py``): a project nested in a
     # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
     package_files: ClassVar[tuple[str, ...]] = ()

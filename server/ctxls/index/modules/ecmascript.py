@@ -13,6 +13,9 @@ EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 
 @register("ecmascript")
 class EcmascriptModules(ModuleSystem):
+    default_exports = True
+    export_objects = ("exports", "module.exports", "module")
+
     def module_name(self, path: str) -> str | None:
         """The path without its extension: ``billing/pricing.ts`` -> ``billing/pricing``."""
         return path.rsplit(".", 1)[0]
