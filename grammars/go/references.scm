@@ -18,6 +18,10 @@
 (short_var_declaration left: (expression_list . (identifier) @bind.name)
   right: (expression_list . (call_expression function: (_) @bind.type)))
 (var_spec name: (identifier) @bind.name type: (_) @bind.type)
+(var_spec name: (identifier) @bind.name value: (expression_list . (composite_literal type: (_) @bind.type)))
+(var_spec name: (identifier) @bind.name
+  value: (expression_list . (unary_expression operand: (composite_literal type: (_) @bind.type))))
+(var_spec name: (identifier) @bind.name value: (expression_list . (call_expression function: (_) @bind.type)))
 (parameter_declaration name: (identifier) @bind.name type: (_) @bind.type)
 
 (function_declaration name: (identifier) @returns.name result: (_) @returns.type)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,65 @@ async def test_typescript_references_list_types_and_imports(vscode: LanguageClie
     make = await refs("billing/price.ts", 4, 16)
     assert {("billing/cart.ts", 2, 2), ("billing/cart.ts", 7, 9),
             ("billing/cart.ts", 10, 45)} <= make
+
+
+MONEY_GO = '''package billing
+
+type Money struct {
+	Cents int
+}
+
+func Add(a, b Money) Money {
+	return Money{Cents: a.Cents + b.Cents}
+}
+'''
+
+LEDGER_GO = '''package billing
+
+var zero = &Money{}
+
+type Ledger struct {
+	total *Money
+}
+
+func (l *Ledger) Post(m Money) []Money {
+	return []Money{m}
+}
+
+func shadow() {
+	Money := 3
+	_ = Money
+}
+
+func combine() func(a, b Money) Money {
+	return Add
+}
+'''
+
+
+@pytest.mark.workspace_files({"go.mod": "module example.com/shop\n\ngo 1.21\n",
+                              "billing/money.go": MONEY_GO, "billing/ledger.go": LEDGER_GO})
+async def test_go_references_list_types_and_function_values(vscode: LanguageClient) -> None:
+    """Go: a type named in another file of the package (a composite literal, a field, a
+    receiver's parameter, a result, a slice), a function returned as a value; not a local
+    that shadows the name, nor the declaration itself."""
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+
+    async def refs(path: str, row: int, col: int) -> set[tuple[str, int, int]]:
+        found = await vscode.text_document_references_async(t.ReferenceParams(
+            context=t.ReferenceContext(include_declaration=False),
+            text_document=t.TextDocumentIdentifier((root / path).as_uri()),
+            position=t.Position(row, col)))
+        return {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
+                 r.range.start.line, r.range.start.character) for r in found or []}
+
+    want = {(path, row, m.start()) for path, text in (("billing/money.go", MONEY_GO),
+                                                      ("billing/ledger.go", LEDGER_GO))
+            for row, line in enumerate(text.splitlines())
+            for m in re.finditer(r"\bMoney\b", line)
+            if (path, row) != ("billing/money.go", 2) and "Money :=" not in line
+            and "_ = Money" not in line}
+    assert len(want) == 10
+    assert await refs("billing/money.go", 2, 5) == want
+    assert await refs("billing/money.go", 6, 5) == {("billing/ledger.go", 18, 8)}

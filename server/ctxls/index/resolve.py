@@ -304,20 +304,18 @@ def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | 
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
     same = [b for b in info.refs.bindings if b.name == name]
-    if not same:
-        return None
     scopes = index.scopes(info)
-
-    def scope(r: int) -> str | None:
-        return scopes[r] if 0 <= r < len(scopes) else None
-
-    here = scope(row)
-    local = [b for b in same if b.row <= row and scope(b.row) == here]
+    here = scopes[row] if 0 <= row < len(scopes) else None
+    local = [b for b in same if b.row <= row and scopes[b.row] == here]
     if local:
         return local[-1]
-    if here is not None:
-        module = [b for b in same if scope(b.row) is None]
-        return module[-1] if module else None
+    if here is None and same:
+        return None
+    for member in index.package(info):  # module level, or another file of a Go package
+        outer = index.scopes(member)
+        module = [b for b in member.refs.bindings if b.name == name and outer[b.row] is None]
+        if module and (member is info or not same):
+            return module[-1]
     return None
 
 

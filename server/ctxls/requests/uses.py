@@ -45,6 +45,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                          if (r.key, r.call.row) != (key, cls.name_span.start_row)]
     names = aliases(index, decl.name)
     files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
+    files |= {m.key for m in index.package(home)}  # a Go or Java package's other files
     for module in index.module_names_of(home):  # `module.name` in a file importing it
         if words := module_words(module):
             files |= index.by_name.get(words[-1], set())
