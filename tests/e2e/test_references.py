@@ -341,3 +341,49 @@ async def test_go_references_list_types_and_function_values(vscode: LanguageClie
     assert len(want) == 10
     assert await refs("billing/money.go", 2, 5) == want
     assert await refs("billing/money.go", 6, 5) == {("billing/ledger.go", 18, 8)}
+
+
+MONEY_PHP = '''<?php
+namespace App;
+
+class Money
+{
+    public int $cents = 0;
+}
+'''
+
+LEDGER_PHP = '''<?php
+namespace App\\Books;
+
+use App\\Money;
+
+class Ledger extends Money
+{
+    private Money $total;
+
+    public function post(Money $m): Money
+    {
+        $Money = 3;
+        return new Money();
+    }
+}
+'''
+
+
+@pytest.mark.workspace_files({"Money.php": MONEY_PHP, "Ledger.php": LEDGER_PHP})
+async def test_php_references_list_type_hints_imports_and_new(vscode: LanguageClient) -> None:
+    """PHP: a `use` import, `extends`, property, parameter and return type hints, `new`;
+    not a `$variable` of the same name."""
+    root: Path = vscode.root  # type: ignore[attr-defined]
+    await call(vscode, "ctx/status", {"wait": True})
+    found = await vscode.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        text_document=t.TextDocumentIdentifier((root / "Money.php").as_uri()),
+        position=t.Position(3, 6)))
+    got = {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
+            r.range.start.line, r.range.start.character) for r in found or []}
+    want = {("Ledger.php", row, m.start())
+            for row, line in enumerate(LEDGER_PHP.splitlines())
+            for m in re.finditer(r"(?<![$\w])Money\b", line)}
+    assert len(want) == 6
+    assert got == want

@@ -300,6 +300,8 @@ class RefIndex:
             return None
         module = self.absolute(info, imp)
         src = self.module_file(module)
+        if src is None and _system(info.path).global_classes:  # `use App\Money`: by name
+            return self.global_class(f"{module}.{imp.name}") or self.global_class(imp.name)
         if src is None and "." in module:  # a member through its class (Java's static
             package, _, cls = module.rpartition(".")  # import of `pkg.Util.check`)
             src = self.module_file(package)

@@ -27,7 +27,7 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.spec import UsesSpec
 from ctxls.syntax.symbols import at_row
 
-RECEIVER = re.compile(rb"([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*\.\s*$")
+RECEIVER = re.compile(rb"(\$?[A-Za-z_]\w*(?:\s*\.\s*\$?[A-Za-z_]\w*)*)\s*\.\s*$")
 
 
 def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
@@ -124,7 +124,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 if node is None or not _a_use(node, spec.uses, v.lang.comment_nodes
                                               if v.lang else frozenset()):
                     continue
-                obj = _receiver(line[:col])
+                obj = _receiver(line[:col], spec.uses.member_operators)
                 around = at_row(info.outline, row)
                 name = m.group().decode()
                 if obj is None and around is not None and row > around.signature.end_row and (
@@ -193,9 +193,13 @@ def _within(node: ts.Node, types: tuple[str, ...]) -> ts.Node | None:
     return None
 
 
-def _receiver(before: bytes) -> str | None:
+def _receiver(before: bytes, operators: tuple[str, ...] = (".",)) -> str | None:
     """``a.b`` for ``a.b.name``; ``?`` when what precedes the dot is no plain path
-    (``f().name``): judged as a receiver of unknown type; None: a bare name."""
+    (``f().name``): judged as a receiver of unknown type; None: a bare name. Other member
+    operators (PHP's ``$this->name``, ``Cls::name``) are read as dots, as the tables do."""
+    for op in operators:
+        if op != ".":
+            before = before.replace(op.encode(), b".")
     if not before.rstrip().endswith(b"."):
         return None
     m = RECEIVER.search(before)

@@ -53,6 +53,8 @@ class UsesSpec:
     export_lists: tuple[str, ...] = ()
     # Nodes inside a string that are code again (Python's f-string `interpolation`).
     string_code: tuple[str, ...] = ()
+    # What joins a receiver to a member (``a.b``; PHP's ``$a->b``, ``A::b``).
+    member_operators: tuple[str, ...] = (".",)
 
 
 @attrs.frozen
