@@ -12,6 +12,7 @@ Servers, when installed (``bench/servers.sh`` installs them outside the project)
   python      basedpyright-langserver --stdio   (pip install basedpyright, in its own venv)
   typescript  typescript-language-server --stdio (npm; tsserver from the typescript package)
   go          gopls                              (Debian's gopls)
+  php         intelephense --stdio               (npm)
 
 Usage: python bench/languages_vs_servers.py LANG CORPUS [--server CMD] [--symbols 60]
        [--seed 1] [--show 8]
@@ -113,6 +114,24 @@ def server_options(cmd: list[str], given: str | None) -> dict[str, Any]:
     return {}
 
 
+async def settled(client: CtxClient, quiet: float = 2.0, limit: float = 300.0) -> None:
+    """Until every work-done progress the server began has ended and nothing began for
+    ``quiet`` seconds (bounded by ``limit``): intelephense answers with what it has indexed
+    so far while it indexes, which is no truth."""
+    start = last = time.perf_counter()
+    seen = 0
+    while time.perf_counter() - start < limit:
+        kinds: dict[Any, str] = {}
+        for method, params in client.notifications:
+            if method == "$/progress" and isinstance(params, dict):
+                kinds[params.get("token")] = (params.get("value") or {}).get("kind", "")
+        if len(client.notifications) != seen:
+            seen, last = len(client.notifications), time.perf_counter()
+        if all(k == "end" for k in kinds.values()) and time.perf_counter() - last >= quiet:
+            return
+        await asyncio.sleep(0.2)
+
+
 async def run(args: argparse.Namespace) -> None:
     root = Path(args.corpus).resolve()
     syms = sample(root, args.lang, args.symbols, args.seed)
@@ -126,6 +145,7 @@ async def run(args: argparse.Namespace) -> None:
     try:
         opened_ours: set[str] = set()
         opened_theirs: set[str] = set()
+        await settled(theirs)
         # the language server indexes on its first request: one warm-up, not scored
         if syms:
             rel, _, row, col = syms[0]

@@ -17,7 +17,7 @@ import re
 
 import tree_sitter as ts
 
-from ctxls.index.refs import Call
+from ctxls.index.refs import DEFAULT, Call
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
@@ -111,9 +111,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 statement = _within(node, spec.uses.imports) if node is not None else None
                 if statement is not None:
                     first, last = statement.start_point.row, statement.end_point.row
-                    imp = next((i for i in info.refs.imports
-                                if i.name == m.group().decode() and first <= i.row <= last),
-                               None)
+                    spelled = m.group().decode()
+                    imp = next((i for i in info.refs.imports if first <= i.row <= last and (
+                        i.name == spelled or (i.name == DEFAULT and i.local == spelled))), None)
                     got = index.imported(info, imp) if imp is not None else None
                     if got is not None and (got[0].key, got[1].qualname) == (key,
                                                                                decl.qualname):
