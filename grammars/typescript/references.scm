@@ -14,6 +14,8 @@
 
 (class_declaration name: (type_identifier) @class.name
   (class_heritage (extends_clause value: (_) @class.base)))
+(class_declaration name: (type_identifier) @class.name
+  (class_heritage (implements_clause (_) @class.base)))
 
 (function_declaration name: (identifier) @returns.name
   return_type: (type_annotation (_) @returns.type))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxls.index.refs import extract as refs_of
+from ctxls.index.related import tests_for as find_tests  # a name pytest does not collect
 from ctxls.index.resolve import FileInfo, RefIndex, references
-from ctxls.index.resolve import tests_for as find_tests  # a name pytest does not collect
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
@@ -297,3 +297,24 @@ def test_default_exports_bind_through_default_imports_and_require() -> None:
     assert uses("src/view.ts", "View") == [("src/page.ts", 3)]
     assert uses("lib/view.js", "View") == [("lib/app.js", 5)]
     assert uses("lib/utils.js", "exports.compile") == [("lib/app.js", 6), ("lib/app.js", 7)]
+
+
+def test_a_call_through_an_interface_is_a_use_of_its_implementations_where_servers_say_so(
+        ) -> None:
+    """TypeScript (`calls_through_bases`, as tsserver counts it): `s.get()` on a `Store` is a
+    use of `Memory.get` when Memory implements Store; Python (as pyright and jedi count it):
+    a call through the base class is the base's alone."""
+    index = _workspace({
+        "store.ts": (b"export interface Store {\n  get(): number;\n}\n\n"
+                     b"export class Memory implements Store {\n  get(): number {\n"
+                     b"    return 1;\n  }\n}\n"),
+        "use.ts": (b"import { Store } from './store';\n\n"
+                   b"export function read(s: Store): number {\n  return s.get();\n}\n"),
+        "store.py": (b"class Store:\n    def get(self):\n        return 0\n\n\n"
+                     b"class Memory(Store):\n    def get(self):\n        return 1\n"),
+        "use.py": b"from store import Store\n\n\ndef read(s: Store):\n    return s.get()\n",
+    })
+    for path, caller in (("store.ts", "use.ts"), ("store.py", "use.py")):
+        decl = resolve(index.files[f"/ws/{path}"].outline, "Memory.get", path)
+        resolved, _ = references(index, f"/ws/{path}", decl)
+        assert [r.path for r in resolved] == ([caller] if path.endswith(".ts") else []), path

@@ -31,7 +31,8 @@ from ctxls.context.limits import MAX_BASES, MIN_CEILING
 from ctxls.context.live import core, live_and_retrieved
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError, InvalidParams, UnknownSymbol
-from ctxls.index.resolve import Dependency, FileInfo, dependencies
+from ctxls.index.related import Dependency, dependencies
+from ctxls.index.resolve import FileInfo
 from ctxls.paths import target_file
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl

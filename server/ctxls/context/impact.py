@@ -24,7 +24,8 @@ from ctxls.context.limits import (
 )
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError
-from ctxls.index.resolve import FileInfo, Reference, TestHit, references, tests_for
+from ctxls.index.related import TestHit, tests_for
+from ctxls.index.resolve import FileInfo, Reference, references
 from ctxls.requests.refs import is_test, mentions, unresolved_note
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages

@@ -19,7 +19,8 @@ from ctxls.context.limits import (
     MAX_MODULES,
 )
 from ctxls.context.model import Evidence, Text
-from ctxls.index.resolve import Dependency, FileInfo
+from ctxls.index.related import Dependency
+from ctxls.index.resolve import FileInfo
 from ctxls.index.search import IDENT, words
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax.outline import Decl

@@ -398,6 +398,12 @@ class RefIndex:
             return None
         return decl.parents[-1]
 
+    def calls_through_bases(self, info: FileInfo) -> bool:
+        """Whether a call of a base's or interface's method counts as a use of each
+        override, as the language's own server counts it (``calls_through_bases``)."""
+        lang = languages.for_path(info.path)
+        return lang is not None and lang.calls_through_bases
+
     def sees_unimported_classes(self, info: FileInfo) -> bool:
         """Whether a class name in the file may mean a class no import names: one of its
         package's other files (Go, Java) or any file (Ruby's global constants)."""

@@ -19,20 +19,10 @@ from lsprotocol.types import Location, Position, Range
 from ctxls import protocol as p
 from ctxls.errors import InvalidParams, UnknownSymbol
 from ctxls.index.refs import Call
-from ctxls.index.resolve import (
-    FileInfo,
-    Reference,
-    RefIndex,
-    TestHit,
-    definition,
-    tests_for,
-)
-from ctxls.index.resolve import (
-    dependencies as find_dependencies,
-)
-from ctxls.index.resolve import (
-    references as find_calls,
-)
+from ctxls.index.related import TestHit, tests_for
+from ctxls.index.related import dependencies as find_dependencies
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, definition
+from ctxls.index.resolve import references as find_calls
 from ctxls.requests.uses import uses
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages

@@ -64,6 +64,7 @@ class Language:
     module_system: str = "python"  # how imports name files: a name in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
+    calls_through_bases: bool = False  # a base's method call is a use of its overrides
     # How a method touches its instance's state, per line (ctx/construct's fields and intent
     # `state`); None where the language has no fixed receiver name (Go) or no folder.
     sets_field: re.Pattern[str] | None = None
@@ -140,6 +141,7 @@ def load(folder: Path) -> Language:
         module_system=spec.module_system,
         self_names=spec.self_names,
         implicit_self=spec.implicit_self,
+        calls_through_bases=spec.calls_through_bases,
         sets_field=_regex(spec.sets_field),
         reads_field=_regex(spec.reads_field),
         mutates_field=_regex(spec.mutates_field),

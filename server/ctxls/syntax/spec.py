@@ -73,6 +73,9 @@ class LanguageSpec:
     module_system: str = "python"  # a name registered in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")
     implicit_self: bool = False
+    # A call through a base class or an interface is a use of every override of the
+    # method (tsserver and intelephense count it so; pyright and jedi do not).
+    calls_through_bases: bool = False
     sets_field: str | None = None  # regular expressions, compiled when the language loads
     reads_field: str | None = None
     mutates_field: str | None = None
