@@ -14,6 +14,19 @@ from .conftest import call
 PRICING = "billing/pricing.py"
 
 
+async def _uses(client: LanguageClient, path: str, row: int,
+                col: int) -> set[tuple[str, int, int]]:
+    """(path, line, character) of every reference textDocument/references gives for the
+    name at a position, the declaration left out."""
+    root: Path = client.root  # type: ignore[attr-defined]
+    found = await client.text_document_references_async(t.ReferenceParams(
+        context=t.ReferenceContext(include_declaration=False),
+        text_document=t.TextDocumentIdentifier((root / path).as_uri()),
+        position=t.Position(row, col)))
+    return {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
+             r.range.start.line, r.range.start.character) for r in found or []}
+
+
 async def test_call_sites_of_compute_line_total(vscode: LanguageClient) -> None:
     root: Path = vscode.root  # type: ignore[attr-defined]
     await call(vscode, "ctx/status", {"wait": True})
@@ -260,23 +273,14 @@ export const FACTORY: (c: number) => Price = makePrice;
 async def test_typescript_references_list_types_and_imports(vscode: LanguageClient) -> None:
     """TypeScript: a multi-line import, type annotations, a function passed as a value;
     not a local that shadows the name."""
-    root: Path = vscode.root  # type: ignore[attr-defined]
     await call(vscode, "ctx/status", {"wait": True})
-    async def refs(path: str, row: int, col: int) -> set[tuple[str, int, int]]:
-        found = await vscode.text_document_references_async(t.ReferenceParams(
-            context=t.ReferenceContext(include_declaration=False),
-            text_document=t.TextDocumentIdentifier((root / path).as_uri()),
-            position=t.Position(row, col)))
-        return {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
-                 r.range.start.line, r.range.start.character) for r in found or []}
-
-    price = await refs("billing/price.ts", 0, 17)
+    price = await _uses(vscode, "billing/price.ts", 0, 17)
     want = {("billing/cart.ts", 1, 7), ("billing/price.ts", 4, 42),
             ("billing/cart.ts", 5, 30), ("billing/cart.ts", 5, 40),
             ("billing/cart.ts", 10, 37)}
     assert want <= price, price
     assert not any(row in (6, 7) for p, row, _ in price if p == "billing/cart.ts")
-    make = await refs("billing/price.ts", 4, 16)
+    make = await _uses(vscode, "billing/price.ts", 4, 16)
     assert {("billing/cart.ts", 2, 2), ("billing/cart.ts", 7, 9),
             ("billing/cart.ts", 10, 45)} <= make
 
@@ -321,16 +325,7 @@ async def test_go_references_list_types_and_function_values(vscode: LanguageClie
     """Go: a type named in another file of the package (a composite literal, a field, a
     receiver's parameter, a result, a slice), a function returned as a value; not a local
     that shadows the name, nor the declaration itself."""
-    root: Path = vscode.root  # type: ignore[attr-defined]
     await call(vscode, "ctx/status", {"wait": True})
-
-    async def refs(path: str, row: int, col: int) -> set[tuple[str, int, int]]:
-        found = await vscode.text_document_references_async(t.ReferenceParams(
-            context=t.ReferenceContext(include_declaration=False),
-            text_document=t.TextDocumentIdentifier((root / path).as_uri()),
-            position=t.Position(row, col)))
-        return {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
-                 r.range.start.line, r.range.start.character) for r in found or []}
 
     want = {(path, row, m.start()) for path, text in (("billing/money.go", MONEY_GO),
                                                       ("billing/ledger.go", LEDGER_GO))
@@ -339,8 +334,8 @@ async def test_go_references_list_types_and_function_values(vscode: LanguageClie
             if (path, row) != ("billing/money.go", 2) and "Money :=" not in line
             and "_ = Money" not in line}
     assert len(want) == 10
-    assert await refs("billing/money.go", 2, 5) == want
-    assert await refs("billing/money.go", 6, 5) == {("billing/ledger.go", 18, 8)}
+    assert await _uses(vscode, "billing/money.go", 2, 5) == want
+    assert await _uses(vscode, "billing/money.go", 6, 5) == {("billing/ledger.go", 18, 8)}
 
 
 MONEY_PHP = '''<?php
@@ -374,14 +369,8 @@ class Ledger extends Money
 async def test_php_references_list_type_hints_imports_and_new(vscode: LanguageClient) -> None:
     """PHP: a `use` import, `extends`, property, parameter and return type hints, `new`;
     not a `$variable` of the same name."""
-    root: Path = vscode.root  # type: ignore[attr-defined]
     await call(vscode, "ctx/status", {"wait": True})
-    found = await vscode.text_document_references_async(t.ReferenceParams(
-        context=t.ReferenceContext(include_declaration=False),
-        text_document=t.TextDocumentIdentifier((root / "Money.php").as_uri()),
-        position=t.Position(3, 6)))
-    got = {(Path(r.uri.removeprefix("file://")).relative_to(root).as_posix(),
-            r.range.start.line, r.range.start.character) for r in found or []}
+    got = await _uses(vscode, "Money.php", 3, 6)
     want = {("Ledger.php", row, m.start())
             for row, line in enumerate(LEDGER_PHP.splitlines())
             for m in re.finditer(r"(?<![$\w])Money\b", line)}

@@ -126,6 +126,24 @@ def test_the_schema_reads_every_key_of_the_shipped_files() -> None:
     assert go.sets_field is None and go.comment_nodes == ("comment",)
 
 
+def test_a_uses_table_comes_from_an_included_folder_unless_the_language_has_its_own(
+        tmp_path: Path) -> None:
+    """JavaScript, TypeScript and TSX share grammars/_ecmascript/uses.toml; a language's
+    own `[uses]` wins over an included one."""
+    shipped = languages.grammars_dir()
+    for lang in ("javascript", "typescript", "tsx"):
+        spec = read_spec(shipped / lang / "language.toml")
+        assert spec.uses is not None and "class_declaration.name" in spec.uses.binding_fields
+        assert spec.uses.string_code == ("template_substitution",)
+    path = _go_toml(tmp_path, 'name = "go"\n', 'name = "go"\ninclude = ["_shared"]\n')
+    (tmp_path / "grammars" / "_shared").mkdir()
+    (tmp_path / "grammars" / "_shared" / "uses.toml").write_text('imports = ["shared"]\n')
+    assert read_spec(path).uses.imports == ("import_declaration",)  # type: ignore[union-attr]
+    text = path.read_text()
+    path.write_text(text[: text.index("\n[uses]")] + "\n")
+    assert read_spec(path).uses.imports == ("shared",)  # type: ignore[union-attr]
+
+
 @pytest.fixture()
 def grammars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A grammars folder of the test's own (python and go copied from the real one)."""

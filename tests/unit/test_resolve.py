@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxls.index.refs import extract as refs_of
+from ctxls.index.related import dependencies
 from ctxls.index.related import tests_for as find_tests  # a name pytest does not collect
 from ctxls.index.resolve import FileInfo, RefIndex, references
 from ctxls.index.tables import Tables
@@ -318,3 +319,60 @@ def test_a_call_through_an_interface_is_a_use_of_its_implementations_where_serve
         decl = resolve(index.files[f"/ws/{path}"].outline, "Memory.get", path)
         resolved, _ = references(index, f"/ws/{path}", decl)
         assert [r.path for r in resolved] == ([caller] if path.endswith(".ts") else []), path
+
+
+def test_java_static_imports_reach_a_class_member() -> None:
+    """`import static com.shop.Util.check;` binds Util.check: `check(x)` is its call."""
+    index = _workspace({
+        "src/main/java/com/shop/Util.java": (b"package com.shop;\n\nclass Util {\n"
+                                             b"    static void check(int x) {}\n}\n"),
+        "src/main/java/com/shop/app/App.java": (b"package com.shop.app;\n\n"
+                                                b"import static com.shop.Util.check;\n\n"
+                                                b"class App {\n    void run() {\n"
+                                                b"        check(1);\n    }\n}\n"),
+    })
+    path = "src/main/java/com/shop/Util.java"
+    decl = resolve(index.files[f"/ws/{path}"].outline, "Util.check", path)
+    resolved, _ = references(index, f"/ws/{path}", decl)
+    assert [(r.path, r.call.row) for r in resolved] == [
+        ("src/main/java/com/shop/app/App.java", 6)]
+
+
+def test_a_go_package_variable_of_another_file_types_its_calls() -> None:
+    """`var root = &Command{}` in one file of a package: `root.Run()` in another file of
+    the package is a proven call of Command.Run."""
+    index = _workspace({
+        "cmd/command.go": b"package cmd\n\ntype Command struct{}\n\nfunc (c *Command) Run() {}\n",
+        "cmd/vars.go": b"package cmd\n\nvar root = &Command{}\n",
+        "cmd/main.go": b"package cmd\n\nfunc Main() {\n\troot.Run()\n}\n",
+    })
+    decl = resolve(index.files["/ws/cmd/command.go"].outline, "Command.Run", "cmd/command.go")
+    resolved, candidates = references(index, "/ws/cmd/command.go", decl)
+    assert [(r.path, r.call.row) for r in resolved] == [("cmd/main.go", 3)]
+    assert not candidates
+
+
+def test_dependencies_show_unimported_package_types_and_a_mixins_one_method() -> None:
+    """A Go body naming its package's type from another file (no import needed), and a
+    Ruby mixin's bare call of the one workspace method of that name, are dependencies;
+    a bare call whose name two methods share is not."""
+    files = {
+        "shop/money.go": b"package shop\n\ntype Money struct{}\n",
+        "shop/cart.go": b"package shop\n\nfunc Total() {\n\tvar m Money\n\t_ = m\n}\n",
+        "lib/helpers.rb": b"module Helpers\n  def price\n    cents\n    total\n  end\nend\n",
+        "lib/base.rb": (b"class Base\n  def cents\n    1\n  end\n\n  def total\n    2\n  end\n"
+                        b"end\n"),
+        "lib/other.rb": b"class Other\n  def total\n    3\n  end\nend\n",
+    }
+    index = _workspace(files)
+
+    def deps(path: str, name: str) -> set[tuple[str, str]]:
+        info = index.files[f"/ws/{path}"]
+        decl = resolve(info.outline, name, path)
+        lines = files[path].decode().splitlines()
+        return {(d.path, d.decl.qualname) for d in dependencies(index, info.key, decl, lines)}
+
+    assert ("shop/money.go", "Money") in deps("shop/cart.go", "Total")
+    got = deps("lib/helpers.rb", "Helpers.price")
+    assert ("lib/base.rb", "Base.cents") in got
+    assert not any(q.endswith(".total") for _, q in got)

@@ -374,7 +374,7 @@ class RefIndex:
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it
         imports by name and those of the modules it glob-imports (Rust), kept until the
-        file changes; none where the module system has no such rule."""
+        index changes; none where the module system has no such rule."""
         if not _system(info.path).scoped_traits:
             return []
         cached = self._traits.get(info.key)

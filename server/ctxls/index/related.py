@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ctxls.index.refindex import FileInfo, RefIndex
-from ctxls.index.resolve import Reference, _enclosing_class, definition, references
+from ctxls.index.resolve import Reference, definition, enclosing_class, references
 from ctxls.index.tables import module_words
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
@@ -104,7 +104,7 @@ class Dependency(NamedTuple):
     key: str
     path: str
     decl: Decl
-    relation: str  # call | constant | name | import | attribute
+    relation: str  # call | constant | name | import | attribute | name-match
     row: int  # where the body uses it
 
 
@@ -126,7 +126,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
         if first <= call.row <= last:
             found = definition(index, info, call.row, call.col)
             if found is None and call.obj is None and (only := index.only_method(info, call.name)):
-                add(only, "the one method of that name", call.row)
+                add(only, "name-match", call.row)
             else:
                 add(found, "call", call.row)
     body = "\n".join(lines[first : last + 1])
@@ -151,7 +151,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
             mod = modules[head]
             if mod is not None and mod.key != key:
                 add(index.export(mod, attr), "attribute", first)
-    cls = _enclosing_class(info, decl)
+    cls = enclosing_class(info, decl)
     if cls is not None:
         for attr in set(re.findall(r"\b(?:self|cls)\.([A-Za-z_][A-Za-z0-9_]*)", body)):
             member = next((d for d in info.outline.decls

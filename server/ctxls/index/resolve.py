@@ -116,8 +116,13 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
         return found is not None and (found[0].key, found[1].qualname) == target
 
     if call.obj is None:
+        imported = next((i for i in info.refs.imports if i.local == call.name and i.name
+                         and i.name != "*"), None)
+        if owner is not None and imported is not None:  # Java's `import static pkg.Util.f`
+            return (True, "imported name", "") if means(index.imported(info, imported)) \
+                else None
         if owner is not None and _implicit_self(info):  # Java: helper() is this.helper()
-            klass = _enclosing_class(info, around, ("module",)) or _declared_class(
+            klass = enclosing_class(info, around, ("module",)) or _declared_class(
                 index, info, around)  # Ruby: a mixin's own calls; C++: Cache::get's class
             if klass is None:
                 return None
@@ -195,10 +200,10 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
     obj = call.obj or ""
     selves = _self_names(info)
     if obj in selves:
-        cls = _enclosing_class(info, around)
+        cls = enclosing_class(info, around)
         return (info, cls) if cls is not None else None
     if obj in SUPER:
-        cls = _enclosing_class(info, around)
+        cls = enclosing_class(info, around)
         if cls is None:
             return None
         for row, bases in info.refs.bases:
@@ -210,7 +215,7 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
         return None
     head, _, rest = obj.partition(".")
     if head in selves and rest and "." not in rest:  # self.router.add_route(...)
-        cls = _enclosing_class(info, around)
+        cls = enclosing_class(info, around)
         if cls is None:
             return None
         typed = [b for b in info.refs.bindings if b.name == obj and b.type
@@ -328,7 +333,7 @@ def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] |
     return index.export(info, name)
 
 
-def _enclosing_class(info: FileInfo, around: Decl | None,
+def enclosing_class(info: FileInfo, around: Decl | None,
                      also: tuple[str, ...] = ()) -> Decl | None:
     if around is None:
         return None
@@ -382,7 +387,7 @@ def _overridden(index: RefIndex, home: FileInfo, decl: Decl,
                 called: tuple[FileInfo, Decl]) -> bool:
     """Whether the method called is declared in a base or interface of ``decl``'s class,
     so the call may dispatch to ``decl``."""
-    cls = _enclosing_class(home, decl) if decl.parents else None
+    cls = enclosing_class(home, decl) if decl.parents else None
     if cls is None or not called[1].parents:
         return False
     bases = set(index.ancestors(home, cls))
@@ -458,7 +463,7 @@ def _named(index: RefIndex, info: FileInfo, row: int, col: int,
     if binding is not None and 0 <= binding.row < len(scopes) and scopes[binding.row]:
         return None  # a local variable, even where a module-level name is spelled the same
     if _implicit_self(info):  # Java: `limit` in a method may be this.limit
-        cls = _enclosing_class(info, around)
+        cls = enclosing_class(info, around)
         found = _method(index, info, cls, last) if cls is not None else None
         if found is not None:
             return found

@@ -167,6 +167,12 @@ def read_spec(path: Path) -> LanguageSpec:
     """A ``language.toml``, structured and checked: its keys, their types, the module
     system it names and the folders it includes (beside its own folder)."""
     data = _table(path)
+    grammars = path.parent.parent
+    if "uses" not in data:  # a `[uses]` shared by the folders it includes (`uses.toml`)
+        shared = [grammars / name / "uses.toml" for name in data.get("include", ())
+                  if isinstance(name, str) and (grammars / name / "uses.toml").is_file()]
+        if shared:
+            data["uses"] = _table(shared[-1])
     try:
         spec = _converter.structure(data, LanguageSpec)
     except cattrs.ClassValidationError as exc:
@@ -175,7 +181,6 @@ def read_spec(path: Path) -> LanguageSpec:
     if spec.module_system not in modules.names():
         problems.append(f"unknown module_system '{spec.module_system}' "
                         f"(one of {', '.join(modules.names())})")
-    grammars = path.parent.parent
     problems.extend(f"include '{name}': no folder {grammars.name}/{name}"
                     for name in spec.include if not (grammars / name).is_dir())
     if problems:

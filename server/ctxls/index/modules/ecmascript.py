@@ -14,7 +14,7 @@ EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
 @register("ecmascript")
 class EcmascriptModules(ModuleSystem):
     default_exports = True
-    export_objects = ("exports", "module.exports", "module")
+    export_objects = ("exports", "module.exports")
 
     def module_name(self, path: str) -> str | None:
         """The path without its extension: ``billing/pricing.ts`` -> ``billing/pricing``."""

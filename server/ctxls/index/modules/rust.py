@@ -24,6 +24,7 @@ ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
 TARGET_DIRS = ("tests", "examples", "benches")  # each file or folder in them: a crate
 SKIP_DIRS = {"target", "node_modules", ".git"}
 MAX_MANIFESTS = 2000
+MANIFEST_BYTES = 1 << 20  # a larger one is cut, and skipped when what is left does not parse
 
 
 def _parts(path: str) -> tuple[str, list[str], bool]:
@@ -117,8 +118,8 @@ class RustCrates(ModuleSystem):
             if seen > MAX_MANIFESTS:
                 break
             try:
-                data = tomllib.loads(read_inside(os.path.join(folder, "Cargo.toml"), root)
-                                     .decode("utf-8", errors="replace"))
+                data = tomllib.loads(read_inside(os.path.join(folder, "Cargo.toml"), root,
+                                                 MANIFEST_BYTES).decode("utf-8", errors="replace"))
             except (OSError, tomllib.TOMLDecodeError):
                 continue
             rel = posixpath.relpath(folder.replace(os.sep, "/"), root.rstrip("/") or "/")
