@@ -90,6 +90,71 @@ def test_ecmascript_modules() -> None:
     assert es.plain_target("m", "./money", "x", "src/billing/money") is None
 
 
+def _files(root: Path, files: dict[str, str]) -> str:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return str(root)
+
+
+def test_ecmascript_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
+    """`paths` patterns (longest prefix wins, targets relative to baseUrl or the config),
+    `baseUrl`, a relative `extends`, comments and trailing commas; the nearest config
+    applies; a target that names no file leaves the specifier a package."""
+    root = _files(tmp_path, {
+        "tsconfig.base.json": '{"compilerOptions": {"paths": {"@lib/*": ["./libs/*/src"]}}}',
+        "tsconfig.json": """{
+          // the app's config
+          "extends": "./tsconfig.base.json",
+          "compilerOptions": {
+            "baseUrl": "src", /* "@/*" is no comment */
+            "paths": {"@/*": ["./*"], "@/deep/*": ["./other/*"], "cfg": ["../config/main.ts"],},
+          },
+        }""",
+        "src/util/money.ts": "", "src/other/x.ts": "", "src/plain.ts": "",
+        "config/main.ts": "", "libs/a/src/index.ts": "",
+        "tools/jsconfig.json": '{"compilerOptions": {"paths": {"@lib/*": ["./vendor/*"]}}}',
+        "tools/vendor/a.js": "",
+    })
+    es = type(modules.named("ecmascript"))()
+    here = "src/app/main.ts"
+    assert es.absolute("@/util/money", 0, here, root) == "src/util/money"
+    assert es.absolute("@/deep/x", 0, here, root) == "src/other/x"  # the longer prefix
+    assert es.absolute("cfg", 0, here, root) == "config/main"
+    assert es.absolute("plain", 0, here, root) == "src/plain"  # baseUrl
+    assert es.absolute("react", 0, here, root) == "react"  # no such file: a package
+    # paths of the nearest config; the extended config's own paths are relative to it
+    assert es.absolute("@lib/a", 0, "tools/run.js", root) == "tools/vendor/a"
+    fresh = type(es)()
+    (tmp_path / "tsconfig.json").write_text('{"extends": "./tsconfig.base.json"}')
+    assert fresh.absolute("@lib/a", 0, here, root) == "libs/a/src"
+
+
+def test_ecmascript_workspace_packages(tmp_path: Path) -> None:
+    """A package of the workspace imported by its name: `exports` (conditions in order,
+    subpaths), then `module`/`main`, a build folder mapped to its source tree, `src/index`."""
+    root = _files(tmp_path, {
+        "package.json": '{"name": "mono", "workspaces": ["packages/*"]}',
+        "packages/core/package.json": """{"name": "@acme/core", "main": "dist/index.cjs",
+            "exports": {".": {"types": "./dist/index.d.ts", "dev": "./src/index.ts"},
+                        "./money": {"import": "./dist/money.js"}}}""",
+        "packages/core/src/index.ts": "", "packages/core/src/money.ts": "",
+        "packages/util/package.json": '{"name": "util", "main": "./lib/main.js"}',
+        "packages/util/src/main.ts": "", "packages/util/src/deep/x.ts": "",
+        "packages/bare/package.json": '{"name": "bare"}', "packages/bare/index.js": "",
+        "node_modules/dep/package.json": '{"name": "dep"}', "node_modules/dep/index.js": "",
+    })
+    es = type(modules.named("ecmascript"))()
+    here = "packages/app/src/main.ts"
+    assert es.absolute("@acme/core", 0, here, root) == "packages/core/src/index"
+    assert es.absolute("@acme/core/money", 0, here, root) == "packages/core/src/money"
+    assert es.absolute("util", 0, here, root) == "packages/util/src/main"  # lib/ -> src/
+    assert es.absolute("util/deep/x", 0, here, root) == "packages/util/src/deep/x"
+    assert es.absolute("bare", 0, here, root) == "packages/bare/index"
+    assert es.absolute("dep", 0, here, root) == "dep"  # node_modules is not the workspace
+    assert es.absolute("@acme/other", 0, here, root) == "@acme/other"
+
+
 def test_rust_crates(tmp_path: Path) -> None:
     rust = modules.named("rust")
     assert rust.module_name("src/billing/cache.rs") == "@.billing.cache"

@@ -195,6 +195,19 @@ def test_rust_workspace_crates_re_exports_and_traits_in_scope(tmp_path: Path) ->
                               b"#[derive(Parse)]\nstruct Opt;\n\nfn flow() {\n"
                               b"    check(add(1, 2));\n    let o = Opt::parse_from(\"x\");\n}\n"),
     }
+    index = _on_disk(tmp_path, files)
+    flows = f"{tmp_path}/tests/it/flows.rs"
+    for target, path in (("add", "core/src/money.rs"), ("check", "tests/it/utils.rs"),
+                         ("Parse.parse_from", "core/src/money.rs")):
+        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, target, path)
+        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
+        row = 8 if target == "Parse.parse_from" else 7
+        assert [(r.key, r.call.row) for r in resolved] == [(flows, row)], target
+        assert not candidates, target
+
+
+def _on_disk(tmp_path: Path, files: dict[str, bytes]) -> RefIndex:
+    """An index of files written under tmp_path, for module systems that read manifests."""
     index = RefIndex()
     for path, src in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -205,14 +218,32 @@ def test_rust_workspace_crates_re_exports_and_traits_in_scope(tmp_path: Path) ->
         tree = lang.parser().parse(src)
         index.put(FileInfo(f"{tmp_path}/{path}", path, Tables.of(
             extract(lang, tree, LineIndex(src)), refs_of(lang, tree.root_node))))
-    flows = f"{tmp_path}/tests/it/flows.rs"
-    for target, path in (("add", "core/src/money.rs"), ("check", "tests/it/utils.rs"),
-                         ("Parse.parse_from", "core/src/money.rs")):
-        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, target, path)
+    return index
+
+
+def test_typescript_monorepo_names_resolve_through_paths_and_workspace_packages(
+        tmp_path: Path) -> None:
+    """`import { h } from '@vue/shared'` through tsconfig `paths` (`@vue/*` ->
+    `packages/*/src`), and `import { add } from '@acme/core'` through the package's
+    `exports`, reach the declarations in the workspace's own source files."""
+    index = _on_disk(tmp_path, {
+        "tsconfig.json": b'{"compilerOptions": {"paths": {"@vue/*": ["./packages/*/src"]}}}',
+        "packages/shared/src/index.ts": b"export { h } from './h'\n",
+        "packages/shared/src/h.ts": b"export function h(x: string): string {\n  return x\n}\n",
+        "packages/core/package.json": (b'{"name": "@acme/core", "main": "dist/index.js", '
+                                       b'"exports": {".": {"import": "./dist/index.js"}}}'),
+        "packages/core/src/index.ts": b"export function add(a: number): number {\n  return a\n}\n",
+        "packages/app/src/main.ts": (b"import { h } from '@vue/shared'\n"
+                                     b"import { add } from '@acme/core'\n\n"
+                                     b"export function run(): string {\n"
+                                     b"  return h(String(add(1)))\n}\n"),
+    })
+    main = f"{tmp_path}/packages/app/src/main.ts"
+    for name, path in (("h", "packages/shared/src/h.ts"), ("add", "packages/core/src/index.ts")):
+        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, name, path)
         resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
-        row = 8 if target == "Parse.parse_from" else 7
-        assert [(r.key, r.call.row) for r in resolved] == [(flows, row)], target
-        assert not candidates, target
+        assert [(r.key, r.call.row) for r in resolved] == [(main, 4)], name
+        assert not candidates, name
 
 
 def test_a_go_variable_bound_to_a_named_result_has_its_type() -> None:

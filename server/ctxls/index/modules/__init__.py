@@ -15,8 +15,16 @@ reference index can use it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import posixpath
+from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
+
+from ctxls.paths import read_inside
+
+SKIP_DIRS = frozenset({"target", "node_modules", ".git"})
+MAX_MANIFESTS = 2000
+MANIFEST_BYTES = 1 << 20  # a larger one is cut, and skipped when what is left does not parse
 
 
 class ModuleSystem:
@@ -80,6 +88,28 @@ class ModuleSystem:
         """The absolute module a dotted expression names in the file at ``path`` when no
         import binds its head (Rust's ``crate.a``), or None: the head is a value."""
         return None
+
+
+def manifests(root: str, names: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    """``(folder relative to root, "." for root; file name; text)`` of each file named one
+    of ``names`` under ``root`` (build output, ``node_modules`` and dot-folders skipped; at
+    most MAX_MANIFESTS; a file that leads outside ``root`` or cannot be read is skipped)."""
+    seen = 0
+    top = root.rstrip("/") or "/"
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in names:
+            if name not in files:
+                continue
+            seen += 1
+            if seen > MAX_MANIFESTS:
+                return
+            try:
+                data = read_inside(os.path.join(folder, name), root, MANIFEST_BYTES)
+            except OSError:
+                continue
+            yield (posixpath.relpath(folder.replace(os.sep, "/"), top), name,
+                   data.decode("utf-8", errors="replace"))
 
 
 def src_layout(mod: str) -> list[str]:

@@ -1,20 +1,61 @@
 """ECMAScript modules (and CommonJS ``require``): a relative specifier names a file beside
-the importing one, a bare specifier a package outside the workspace."""
+the importing one. A bare specifier is looked up as TypeScript's and a monorepo's tools do:
+the ``paths`` (and ``baseUrl``) of the nearest ``tsconfig.json`` or ``jsconfig.json``, then
+a workspace package by the ``name`` in its ``package.json`` (its ``exports``, ``module``,
+``main`` or ``src/index``); anything else is a package outside the workspace.
+
+The configuration files are read once per workspace root, like Cargo's manifests; a
+specifier's answer is remembered, so a file created later under a ``paths`` folder is seen
+after a restart.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import posixpath
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
-from ctxls.index.modules import ModuleSystem, register
+from ctxls.index.modules import ModuleSystem, manifests, register
+from ctxls.paths import read_inside
 
 EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
+DECLARATION = re.compile(r"\.d\.[cm]?ts$")
+SOURCES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+CONFIGS = ("tsconfig.json", "jsconfig.json")
+BUILT = ("dist", "build", "lib", "out", "esm", "cjs")  # output folders a source tree mirrors
+# JSON with comments and trailing commas, as tsconfig.json is written: strings are kept
+# whole so that "@/*" is not read as a comment.
+_JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+
+
+def jsonc(text: str) -> Any:
+    return json.loads(_JSONC.sub(lambda m: m.group() if m.group()[0] == '"' else "", text))
+
+
+@dataclass
+class _Config:
+    folder: str  # relative to the root, "" for the root
+    base: str | None = None  # baseUrl, relative to the root
+    paths: list[tuple[str, list[str]]] = field(default_factory=list)  # pattern, targets
+
+
+@dataclass
+class _Project:
+    configs: list[_Config]  # deepest folder first
+    packages: dict[str, tuple[str, dict[str, Any]]]  # name -> (folder, package.json)
+    answers: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @register("ecmascript")
 class EcmascriptModules(ModuleSystem):
     default_exports = True
     export_objects = ("exports", "module.exports")
+
+    def __init__(self) -> None:
+        self._projects: dict[str, _Project] = {}
 
     def module_name(self, path: str) -> str | None:
         """The path without its extension: ``billing/pricing.ts`` -> ``billing/pricing``."""
@@ -27,9 +68,166 @@ class EcmascriptModules(ModuleSystem):
 
     def absolute(self, module: str, level: int, path: str, root: str) -> str:
         if not module.startswith("."):
-            return module  # a package: outside the workspace
+            return self.bare(module, path, root)
         spec = EXTENSION.sub("", module)  # "./money.js" names money.ts or money.js
         return posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
 
     def plain_target(self, local: str, module: str, rest: str, absolute: str) -> str | None:
         return None if rest else absolute  # `import * as m`: m is the module itself
+
+    def bare(self, spec: str, path: str, root: str) -> str:
+        """The workspace module a bare specifier names in the file at ``path``, or the
+        specifier itself (a package outside the workspace)."""
+        project = self.project(root)
+        config = next((c for c in project.configs if _under(path, c.folder)), None)
+        key = (config.folder if config else "", spec)
+        found = project.answers.get(key)
+        if found is None:
+            found = (_mapped(config, spec, root) if config else None) \
+                or _package(project, spec, root) or spec
+            project.answers[key] = found
+        return found
+
+    def project(self, root: str) -> _Project:
+        """Every tsconfig/jsconfig and package.json under ``root``, read once."""
+        found = self._projects.get(root)
+        if found is not None:
+            return found
+        configs: dict[str, _Config] = {}
+        packages: dict[str, tuple[str, dict[str, Any]]] = {}
+        for rel, name, text in manifests(root, (*CONFIGS, "package.json")):
+            folder = "" if rel == "." else rel
+            try:
+                data = jsonc(text)
+            except ValueError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            if name == "package.json":
+                if isinstance(data.get("name"), str):
+                    packages.setdefault(data["name"], (folder, data))
+            elif folder not in configs:
+                configs[folder] = _config(folder, data, root)
+        found = _Project(sorted(configs.values(), key=lambda c: -len(c.folder)), packages)
+        self._projects[root] = found
+        return found
+
+
+def _under(path: str, folder: str) -> bool:
+    return not folder or path.startswith(folder + "/")
+
+
+def _config(folder: str, data: dict[str, Any], root: str, depth: int = 0) -> _Config:
+    """A config's ``baseUrl`` and ``paths``, each relative to the config that sets it,
+    with a relative ``extends`` chain followed (a few levels; packages' bases are not)."""
+    out = _Config(folder)
+    parents = data.get("extends")
+    for parent in [parents] if isinstance(parents, str) else parents or []:
+        if not isinstance(parent, str) or not parent.startswith(".") or depth > 4:
+            continue
+        rel = posixpath.normpath(posixpath.join(folder, parent))
+        rel = rel if rel.endswith(".json") else rel + ".json"
+        try:
+            base = jsonc(read_inside(os.path.join(root, rel), root, 1 << 20).decode())
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(base, dict):
+            inherited = _config(posixpath.dirname(rel), base, root, depth + 1)
+            out.base, out.paths = inherited.base or out.base, inherited.paths or out.paths
+    options = data.get("compilerOptions")
+    if not isinstance(options, dict):
+        return out
+    if isinstance(options.get("baseUrl"), str):
+        out.base = posixpath.normpath(posixpath.join(folder, options["baseUrl"]))
+    paths = options.get("paths")
+    if isinstance(paths, dict):
+        # targets are relative to baseUrl when this config sets one, else to its folder
+        origin = out.base if "baseUrl" in options and out.base is not None else folder
+        out.paths = [(pattern, [posixpath.normpath(posixpath.join(origin, t))
+                                for t in targets if isinstance(t, str)])
+                     for pattern, targets in paths.items() if isinstance(targets, list)]
+    return out
+
+
+def _mapped(config: _Config, spec: str, root: str) -> str | None:
+    """``paths`` (the longest matching prefix wins, as in TypeScript), then ``baseUrl``."""
+    best: tuple[int, list[str]] | None = None
+    for pattern, targets in config.paths:
+        head, star, tail = pattern.partition("*")
+        if not star:
+            if spec == pattern:
+                best = (len(pattern) + 1, targets)
+                break
+        elif spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head + tail):
+            stem = spec[len(head): len(spec) - len(tail)]
+            if best is None or len(head) > best[0]:
+                best = (len(head), [t.replace("*", stem, 1) for t in targets])
+    for target in best[1] if best else []:
+        found = _existing(target, root)
+        if found:
+            return found
+    if config.base is not None:
+        return _existing(posixpath.join(config.base, spec), root)
+    return None
+
+
+def _package(project: _Project, spec: str, root: str) -> str | None:
+    """A workspace package imported by name (``@scope/pkg`` or ``@scope/pkg/sub``)."""
+    parts = spec.split("/")
+    name = "/".join(parts[:2] if spec.startswith("@") else parts[:1])
+    got = project.packages.get(name)
+    if got is None:
+        return None
+    folder, data = got
+    sub = spec[len(name):].lstrip("/")
+    targets: list[str] = []
+    exports = data.get("exports")
+    if isinstance(exports, dict) and any(k.startswith(".") for k in exports):
+        _strings(exports.get("./" + sub if sub else "."), targets)
+    elif not sub:
+        _strings(exports, targets)
+    if not sub:
+        targets += [data[k] for k in ("source", "module", "main", "types")
+                    if isinstance(data.get(k), str)]
+        targets += ["src/index", "index"]
+    else:
+        targets += [sub, "src/" + sub]
+    for target in targets:
+        found = _existing(posixpath.normpath(posixpath.join(folder, target)), root)
+        if found:
+            return found
+    return None
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    """Every path in an ``exports`` entry, its conditions in the order written."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _strings(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _strings(v, out)
+
+
+def _existing(target: str, root: str) -> str | None:
+    """The module name of the source file ``target`` (relative to the root, with or without
+    an extension, or a folder with an index) names, trying the source tree a build output
+    folder mirrors (``dist/index.js`` -> ``src/index.ts``); None when there is none."""
+    if target.startswith(".."):
+        return None
+    stem = EXTENSION.sub("", DECLARATION.sub("", target))
+    tries = [stem]
+    parts = stem.split("/")
+    for i, part in enumerate(parts):
+        if part in BUILT:
+            tries.append("/".join([*parts[:i], "src", *parts[i + 1:]]))
+            break
+    for stem in tries:
+        base = os.path.join(root, stem)
+        if any(os.path.isfile(base + ext) for ext in SOURCES):
+            return stem
+        if any(os.path.isfile(os.path.join(base, "index" + ext)) for ext in SOURCES):
+            return stem
+    return None

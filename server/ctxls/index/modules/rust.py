@@ -13,18 +13,12 @@ crate's own name (``use clap_builder::builder``) needs the manifests, read once 
 
 from __future__ import annotations
 
-import os
-import posixpath
 import tomllib
 
-from ctxls.index.modules import ModuleSystem, register
-from ctxls.paths import read_inside
+from ctxls.index.modules import ModuleSystem, manifests, register
 
 ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
 TARGET_DIRS = ("tests", "examples", "benches")  # each file or folder in them: a crate
-SKIP_DIRS = {"target", "node_modules", ".git"}
-MAX_MANIFESTS = 2000
-MANIFEST_BYTES = 1 << 20  # a larger one is cut, and skipped when what is left does not parse
 
 
 def _parts(path: str) -> tuple[str, list[str], bool]:
@@ -109,20 +103,11 @@ class RustCrates(ModuleSystem):
         if found is not None:
             return found
         found = {}
-        seen = 0
-        for folder, dirs, names in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-            if "Cargo.toml" not in names:
-                continue
-            seen += 1
-            if seen > MAX_MANIFESTS:
-                break
+        for rel, _, text in manifests(root, ("Cargo.toml",)):
             try:
-                data = tomllib.loads(read_inside(os.path.join(folder, "Cargo.toml"), root,
-                                                 MANIFEST_BYTES).decode("utf-8", errors="replace"))
-            except (OSError, tomllib.TOMLDecodeError):
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError:
                 continue
-            rel = posixpath.relpath(folder.replace(os.sep, "/"), root.rstrip("/") or "/")
             key = "@" + ("" if rel == "." else rel).replace(".", "_")
             for table in ("package", "lib"):
                 name = data.get(table, {}).get("name") if isinstance(data.get(table), dict) \
