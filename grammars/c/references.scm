@@ -14,3 +14,13 @@
 (declaration type: (_) @bind.type declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.name)))
 (parameter_declaration type: (_) @bind.type declarator: (identifier) @bind.name)
 (parameter_declaration type: (_) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.name))
+
+; `static int helper(void)`: a function only its own file can call, whatever another
+; file declares by that name.
+((function_definition (storage_class_specifier) @_s
+   declarator: (function_declarator declarator: (identifier) @internal.name))
+ (#eq? @_s "static"))
+((function_definition (storage_class_specifier) @_s
+   declarator: (pointer_declarator declarator: (function_declarator
+     declarator: (identifier) @internal.name)))
+ (#eq? @_s "static"))

@@ -407,3 +407,24 @@ def test_dependencies_show_unimported_package_types_and_a_mixins_one_method() ->
     got = deps("lib/helpers.rb", "Helpers.price")
     assert ("lib/base.rb", "Base.cents") in got
     assert not any(q.endswith(".total") for _, q in got)
+
+
+def test_a_static_c_function_is_its_files_own() -> None:
+    """C links every top-level function across the program, except `static` ones: a call
+    of `helper` in main.c means util.c's global helper, not the static one of log.c; the
+    static `fmt` that only log.c has is no definition for main.c's undeclared `fmt`."""
+    index = _workspace({
+        "log.c": (b"static int helper(void) {\n    return 1;\n}\n\n"
+                  b"static char *fmt(int x) {\n    return 0;\n}\n\n"
+                  b"int log_it(void) {\n    return helper() + (fmt(1) != 0);\n}\n"),
+        "util.c": b"int helper(void) {\n    return 2;\n}\n",
+        "main.c": b"int main(void) {\n    fmt(2);\n    return helper();\n}\n",
+    })
+
+    def callers(path: str, name: str) -> list[tuple[str, int]]:
+        decl = resolve(index.files[f"/ws/{path}"].outline, name, path)
+        return [(r.path, r.call.row) for r in references(index, f"/ws/{path}", decl)[0]]
+
+    assert callers("util.c", "helper") == [("main.c", 2)]
+    assert callers("log.c", "helper") == [("log.c", 9)]
+    assert callers("log.c", "fmt") == [("log.c", 9)]

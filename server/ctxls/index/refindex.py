@@ -427,7 +427,7 @@ class RefIndex:
                 continue
             for d in f.outline.decls:
                 if system.global_functions and not d.parents and d.body is not None and \
-                        d.kind == "function":
+                        d.kind == "function" and d.name not in f.refs.internal:
                     found.setdefault(f"fn:{system.name}:{d.name}", []).append((f, d))
                 if system.global_classes and d.kind in ("function", "method"):
                     found.setdefault(f"def:{d.name}", []).append((f, d))

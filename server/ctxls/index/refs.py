@@ -44,9 +44,10 @@ class Refs(NamedTuple):
     bindings: tuple[Binding, ...]
     bases: tuple[tuple[int, tuple[str, ...]], ...]  # (row of the class name, bases)
     returns: tuple[tuple[int, str], ...] = ()  # (row of a function's name, return annotation)
+    internal: tuple[str, ...] = ()  # top-level names no other file can call (C's `static`)
 
 
-EMPTY = Refs((), (), (), (), ())
+EMPTY = Refs((), (), (), (), (), ())
 
 
 def _text(node: ts.Node) -> str:
@@ -68,6 +69,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     bindings: list[Binding] = []
     bases: dict[int, list[str]] = {}
     returns: list[tuple[int, str]] = []
+    internal: list[str] = []
     system = modules.named(lang.module_system)
     for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
@@ -126,6 +128,8 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
         elif "returns.name" in caps:
             returns.append((caps["returns.name"][0].start_point.row,
                             _text(caps["returns.type"][0])))
+        elif "internal.name" in caps:
+            internal.append(_text(caps["internal.name"][0]))
         elif "class.name" in caps:
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
                 _path(_text(n)) for n in caps.get("class.base", []))
@@ -135,4 +139,4 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     placed = {(c.row, c.col) for c in calls if c.obj is not None}
     calls = [c for c in calls if c.obj is not None or (c.row, c.col) not in placed]
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
-                tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns))
+                tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns), tuple(internal))

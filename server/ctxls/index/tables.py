@@ -58,7 +58,7 @@ def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
          _decls_enc(outline.shadowed), outline.bodied_types, outline.def_types)
     r = None if refs is None else (
         _cols(refs.imports, 5), _cols(refs.calls, 5), _cols(refs.bindings, 3), refs.bases,
-        refs.returns)
+        refs.returns, refs.internal)
     return o, r
 
 
@@ -71,7 +71,7 @@ def decode(data: tuple[Any, ...]) -> tuple[Outline, Refs | None]:
         errors=_rows(Span, o[6]), shadowed=_decls_dec(o[7]), bodied_types=o[8],
         def_types=o[9])
     refs = None if r is None else Refs(_rows(Import, r[0]), _rows(Call, r[1]),
-                                       _rows(Binding, r[2]), r[3], r[4])
+                                       _rows(Binding, r[2]), r[3], r[4], r[5])
     return outline, refs
 
 
