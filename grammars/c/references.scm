@@ -24,3 +24,8 @@
    declarator: (pointer_declarator declarator: (function_declarator
      declarator: (identifier) @internal.name)))
  (#eq? @_s "static"))
+
+; A macro's replacement text is opaque to the grammar: the calls in it are read from its
+; text (`#define LOG(x) log_line(x)` uses log_line).
+(preproc_function_def value: (preproc_arg) @macro.body)
+(preproc_def value: (preproc_arg) @macro.body)

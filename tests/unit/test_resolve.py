@@ -428,3 +428,18 @@ def test_a_static_c_function_is_its_files_own() -> None:
     assert callers("util.c", "helper") == [("main.c", 2)]
     assert callers("log.c", "helper") == [("log.c", 9)]
     assert callers("log.c", "fmt") == [("log.c", 9)]
+
+
+def test_calls_in_a_c_macros_body_are_uses_at_the_macro() -> None:
+    """`#define LOG(x) log_line(x)` uses log_line where the macro is defined (a string or
+    comment naming it is not a call; `s.log_line(` is a member's)."""
+    index = _workspace({
+        "log.c": b"int log_line(int x) {\n    return x;\n}\n",
+        "log.h": (b"#define LOG(x) log_line(x)\n#define NOTE \"log_line(1)\" /* log_line( */\n"
+                  b"#define TWICE(x) do { \\\n    log_line(x); log_line(x); \\\n} while (0)\n"
+                  b"#define MEMBER(s) s.log_line(1)\n"),
+    })
+    decl = resolve(index.files["/ws/log.c"].outline, "log_line", "log.c")
+    resolved, _ = references(index, "/ws/log.c", decl)
+    assert [(r.path, r.call.row, r.call.col) for r in resolved] == [
+        ("log.h", 0, 15), ("log.h", 3, 4), ("log.h", 3, 17)]

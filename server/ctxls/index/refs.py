@@ -6,6 +6,7 @@ the scan and after each edit. Resolving them to declarations is ``index/resolve.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import tree_sitter as ts
@@ -58,6 +59,27 @@ def _path(text: str) -> str:
     """A path as dotted: Rust's and Ruby's ``a::b``, PHP's and C's ``a->b``, PHP's
     namespace ``A\\B``."""
     return text.replace("::", ".").replace("->", ".").replace("\\", ".")
+
+
+# In a macro's replacement text (opaque to the grammar): a bare name before `(`, with
+# strings and comments blanked first so that byte offsets still point into the line.
+_MACRO_CALL = re.compile(rb"(?<![\w.>$])([A-Za-z_]\w*)\s*\(")
+_MACRO_NOISE = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*',
+                          re.S)
+
+
+def _macro_calls(node: ts.Node) -> list[Call]:
+    """Calls a C macro's body makes (``#define LOG(x) log_line(x)``): each is a use of the
+    function at the macro's definition, as a language server reports it."""
+    text = _MACRO_NOISE.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group()), node.text or b"")
+    out = []
+    for m in _MACRO_CALL.finditer(text):
+        before = text[: m.start(1)]
+        line = before.rfind(b"\n")
+        row = node.start_point.row + before.count(b"\n")
+        col = node.start_point.column + len(before) if line < 0 else len(before) - line - 1
+        out.append(Call(row, col, col + m.end(1) - m.start(1), m.group(1).decode(), None))
+    return out
 
 
 def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs:
@@ -128,6 +150,8 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
         elif "returns.name" in caps:
             returns.append((caps["returns.name"][0].start_point.row,
                             _text(caps["returns.type"][0])))
+        elif "macro.body" in caps:
+            calls.extend(_macro_calls(caps["macro.body"][0]))
         elif "internal.name" in caps:
             internal.append(_text(caps["internal.name"][0]))
         elif "class.name" in caps:
