@@ -13,6 +13,8 @@ Servers, when installed (``bench/servers.sh`` installs them outside the project)
   typescript  typescript-language-server --stdio (npm; tsserver from the typescript package)
   go          gopls                              (Debian's gopls)
   php         intelephense --stdio               (npm)
+  c, cpp      clangd --background-index          (Debian's clangd; the corpus needs a
+              compile_commands.json, e.g. cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 
 Usage: python bench/languages_vs_servers.py LANG CORPUS [--server CMD] [--symbols 60]
        [--seed 1] [--show 8]
@@ -43,9 +45,11 @@ SERVERS = {
     "typescript": "typescript-language-server --stdio",
     "javascript": "typescript-language-server --stdio",
     "go": "gopls",
+    "c": "clangd --background-index",
+    "cpp": "clangd --background-index",
 }
 LANGUAGE_IDS = {"python": "python", "typescript": "typescript", "javascript": "javascript",
-                "go": "go"}
+                "go": "go", "c": "c", "cpp": "cpp"}
 Loc = tuple[str, int, int]
 
 
@@ -150,6 +154,7 @@ async def run(args: argparse.Namespace) -> None:
         if syms:
             rel, _, row, col = syms[0]
             await ask(theirs, root, rel, row, col, language, opened_theirs)
+            await settled(theirs)  # clangd finds its compile database at the first open
         for rel, qual, row, col in syms:
             mine, t_mine = await ask(ours, root, rel, row, col, language, opened_ours)
             truth, t_truth = await ask(theirs, root, rel, row, col, language, opened_theirs)
@@ -172,6 +177,22 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  precision within the {len(served)} files the server answered about: "
           f"{both / ours_served if ours_served else float('nan'):.3f} "
           f"({ours_n - ours_served} of ctxls's locations lie in other files)")
+    # clangd knows only the files its compile database builds (one platform's: libuv's
+    # src/win/ is never compiled on Linux) and the headers they include
+    db = root / "compile_commands.json"
+    if db.is_file():
+        built = {Path(e.get("file", "")).resolve().relative_to(root).as_posix()
+                 for e in json.loads(db.read_text()) if Path(e.get("file", "")).resolve()
+                 .is_relative_to(root)}
+
+        def compiled(path: str) -> bool:
+            return path in built or Path(path).suffix in (".h", ".hh", ".hpp", ".hxx")
+
+        ours_built = sum(1 for r in rows for loc in r["ours"] if compiled(loc[0]))
+        both_built = sum(1 for r in rows for loc in r["ours"] & r["truth"] if compiled(loc[0]))
+        print(f"  precision within the compile database's {len(built)} files and headers: "
+              f"{both_built / ours_built if ours_built else float('nan'):.3f} "
+              f"({ours_n - ours_built} of ctxls's locations lie in files it does not build)")
     mine_ms = [r["ms_ours"] for r in rows]
     their_ms = [r["ms_truth"] for r in rows]
     print(f"  latency ms: ctxls p50 {pct(mine_ms, 50):.1f} p95 {pct(mine_ms, 95):.1f} | "

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The language servers bench/languages_vs_servers.py measures ctxls against, installed
 # outside the project (never a dependency of ctxls): basedpyright in its own venv,
-# typescript-language-server and intelephense with npm, gopls (and Go) from Debian. Prints the --server commands.
+# typescript-language-server and intelephense with npm, gopls (and Go) and clangd from Debian. Prints the --server commands.
 set -e
 DIR="${SERVERS_DIR:-/tmp/ctxls-servers}"
 mkdir -p "$DIR"
@@ -28,4 +28,9 @@ if ! command -v gopls >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     apt-get install -y -q golang-go gopls >/dev/null 2>&1 || echo "gopls: not installed (apt-get failed)"
 fi
 command -v gopls >/dev/null 2>&1 && echo "go:         --server gopls"
+# clangd answers across files from its background index of compile_commands.json's files.
+if ! command -v clangd >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get install -y -q clangd >/dev/null 2>&1 || echo "clangd: not installed (apt-get failed)"
+fi
+command -v clangd >/dev/null 2>&1 && echo "c, cpp:     --server \"clangd --background-index\""
 exit 0

@@ -71,6 +71,34 @@ async def test_a_c_function_is_global_across_files(tmp_path: Path) -> None:
             ("main.c", 4)]
 
 
+async def test_a_c_function_passed_as_a_value_through_nested_headers(tmp_path: Path) -> None:
+    """textDocument/references lists `a->cb = work_done` in loop.c, which sees work_done's
+    prototype through internal.h -> uv.h and never calls it; other.c's `work_done` is its
+    own static function; `a->work_done` is a field."""
+    files = {
+        "include/uv.h": "void work_done(int status);\n",
+        "src/threadpool.c": ('#include "uv.h"\nvoid work_done(int status) {\n'
+                             "    (void) status;\n}\n"),
+        "src/internal.h": '#include "uv.h"\n',
+        "src/loop.c": ('#include "internal.h"\nstruct async { void (*cb)(int); };\n'
+                       "void loop_init(struct async *a) {\n    a->cb = work_done;\n"
+                       "    a->work_done = 0;\n}\n"),
+        "src/other.c": ("static void work_done(int s) {\n    (void) s;\n}\n"
+                        "void g(struct async *a) {\n    a->cb = work_done;\n}\n"),
+    }
+    root = tmp_path / "c"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        found = await ctx.request("textDocument/references", {
+            "textDocument": {"uri": (root / "src/threadpool.c").as_uri()},
+            "position": {"line": 1, "character": 6}, "context": {"includeDeclaration": False}})
+    assert sorted((Path(r["uri"].removeprefix("file://")).relative_to(root).as_posix(),
+                   r["range"]["start"]["line"], r["range"]["start"]["character"])
+                  for r in found) == [("src/loop.c", 3, 12)]
+
+
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:
     root = tmp_path / "ts"
     copy_fixtures(FIXTURES / "typescript" / "refs", root)

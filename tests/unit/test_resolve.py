@@ -443,3 +443,25 @@ def test_calls_in_a_c_macros_body_are_uses_at_the_macro() -> None:
     resolved, _ = references(index, "/ws/log.c", decl)
     assert [(r.path, r.call.row, r.call.col) for r in resolved] == [
         ("log.h", 0, 15), ("log.h", 3, 4), ("log.h", 3, 17)]
+
+
+def test_every_declaration_of_a_c_function_is_one_symbol() -> None:
+    """A prototype in a header and each platform's definition (src/unix, src/win) are the
+    one function the linker joins by name: asked at any of them, the call in test.c is a
+    reference (as clangd answers); log.c's static uv_up is another function."""
+    index = _workspace({
+        "include/uv.h": b"int uv_up(void);\n",
+        "src/unix/up.c": b"#include \"uv.h\"\nint uv_up(void) {\n    return 1;\n}\n",
+        "src/win/up.c": b"#include \"uv.h\"\nint uv_up(void) {\n    return 2;\n}\n",
+        "test.c": b"#include \"uv.h\"\nint main(void) {\n    return uv_up();\n}\n",
+        "log.c": (b"static int uv_up(void) {\n    return 3;\n}\n"
+                  b"int f(void) {\n    return uv_up();\n}\n"),
+    })
+    for path in ("include/uv.h", "src/unix/up.c", "src/win/up.c"):
+        decl = resolve(index.files[f"/ws/{path}"].outline, "uv_up", path)
+        resolved, candidates = references(index, f"/ws/{path}", decl)
+        assert [(r.path, r.call.row) for r in resolved] == [("test.c", 2)], path
+        assert not candidates
+    decl = resolve(index.files["/ws/log.c"].outline, "uv_up", "log.c")
+    assert [(r.path, r.call.row) for r in references(index, "/ws/log.c", decl)[0]] == [
+        ("log.c", 4)]

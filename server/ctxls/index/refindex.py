@@ -86,6 +86,7 @@ class RefIndex:
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
         self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]], Tables]] = {}
         self._global_names: tuple[int, dict[str, list[tuple[FileInfo, Decl]]]] | None = None
+        self._includes: tuple[int, dict[str, set[str]]] | None = None  # module -> includers
         self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
@@ -413,10 +414,16 @@ class RefIndex:
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions
 
+    def internal(self, info: FileInfo) -> tuple[str, ...]:
+        """The file's own top-level names no other file calls (C's `static`), none in a
+        file its includers copy (a header's `static inline` is each includer's)."""
+        return () if info.path.endswith(_system(info.path).included_files) \
+            else info.refs.internal
+
     def _globals(self) -> dict[str, list[tuple[FileInfo, Decl]]]:
         """Names every file may mean wherever they are declared, kept until the index
-        changes: ``fn:<system>:<name>`` for C's top-level function definitions,
-        ``class:<name or qualname>`` for Ruby's classes and modules."""
+        changes: ``fn:<system>:<name>`` for C's top-level function definitions (``decl:``
+        with their prototypes), ``class:<name or qualname>`` for Ruby's classes and modules."""
         cached = self._global_names
         if cached is not None and cached[0] == self._version:
             return cached[1]
@@ -426,9 +433,11 @@ class RefIndex:
             if not (system.global_functions or system.global_classes):
                 continue
             for d in f.outline.decls:
-                if system.global_functions and not d.parents and d.body is not None and \
-                        d.kind == "function" and d.name not in f.refs.internal:
-                    found.setdefault(f"fn:{system.name}:{d.name}", []).append((f, d))
+                if system.global_functions and not d.parents and d.kind == "function" and \
+                        d.name not in self.internal(f):
+                    found.setdefault(f"decl:{system.name}:{d.name}", []).append((f, d))
+                    if d.body is not None:
+                        found.setdefault(f"fn:{system.name}:{d.name}", []).append((f, d))
                 if system.global_classes and d.kind in ("function", "method"):
                     found.setdefault(f"def:{d.name}", []).append((f, d))
                 if system.global_classes and d.kind in ("module", *CLASS_KINDS):
@@ -437,6 +446,36 @@ class RefIndex:
                         found.setdefault(f"class:{d.qualname}", []).append((f, d))
         self._global_names = (self._version, found)
         return found
+
+    def declaring(self, info: FileInfo, name: str) -> list[FileInfo]:
+        """The files that declare the global function ``name`` (prototypes too)."""
+        return [f for f, _ in self._globals().get(f"decl:{_system(info.path).name}:{name}", [])]
+
+    def includers(self, info: FileInfo) -> set[str]:
+        """Keys of the files that include ``info``'s module, directly or through other
+        headers (C), where what it declares is in scope; empty for other systems."""
+        if not _system(info.path).included_files:
+            return set()
+        cached = self._includes
+        if cached is None or cached[0] != self._version:
+            rev: dict[str, set[str]] = {}
+            for f in self.files.values():
+                if _system(f.path).included_files:
+                    for mod in self.imported_modules(f):
+                        rev.setdefault(mod, set()).add(f.key)
+            cached = self._includes = (self._version, rev)
+        todo = list(self.module_names_of(info))
+        modules, out = set(todo), set()
+        while todo:
+            for key in cached[1].get(todo.pop(), ()):
+                if key in out or key not in self.files:
+                    continue
+                out.add(key)
+                for mod in self.module_names_of(self.files[key]):
+                    if mod not in modules:
+                        modules.add(mod)
+                        todo.append(mod)
+        return out
 
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files

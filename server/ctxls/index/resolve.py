@@ -38,6 +38,11 @@ INHERITED = "may be inherited from an unresolved base"
 SELF_PATH = "a self:: path or a method on self"
 
 
+def _linked(index: RefIndex, info: FileInfo, decl: Decl) -> bool:
+    """A top-level function the linker joins across files (not C's `static`)."""
+    return decl.kind == "function" and not decl.parents and decl.name not in index.internal(info)
+
+
 def _implicit_self(info: FileInfo) -> bool:
     lang = languages.for_path(info.path)
     return lang is not None and lang.implicit_self
@@ -141,6 +146,14 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
         if owner is not None:
             return None  # a bare name is no method here
         found = _bare(index, info, call.name)
+        if index.global_functions(info) and _linked(index, home, decl):
+            # C links one function per name: every prototype and definition of it (a
+            # platform's variant too) is what the call means, unless a static function
+            # the caller sees shadows it
+            if found is None or _linked(index, *found):
+                return True, "the global function of that name (one per program)", ""
+            if found[1].kind == "function":
+                return None
         if (found is None or found[1].body is None) and index.global_functions(info):
             # C: a function is global; a prototype (or nothing) here means the one
             # definition the workspace has, wherever it is

@@ -46,6 +46,10 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     names = aliases(index, decl.name)
     files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
     files |= {m.key for m in index.package(home)}  # a Go or Java package's other files
+    # C: every file a declaration of it is in scope in (through headers, transitively)
+    for declares in (index.declaring(home, decl.name) if index.global_functions(home)
+                     and not decl.parents else [home]):
+        files |= index.includers(declares)
     for module in index.module_names_of(home):  # `module.name` in a file importing it
         if words := module_words(module):
             files |= index.by_name.get(words[-1], set())
@@ -74,14 +78,16 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         if not any(n.encode() in v.data for n in names):
             continue
         # Other declarations are no uses, but those of the declaration itself are (a
-        # property's setter, an overload, `self.x = ...` of a property x).
+        # property's setter, an overload, `self.x = ...` of a property x); not in C, where
+        # a prototype beside its definition is one more declaration, as clangd counts it.
+        linked = index.global_functions(info)
         declared = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls
-                    if not (other == key and d.qualname == decl.qualname)}
+                    if linked or not (other == key and d.qualname == decl.qualname)}
         declared.add((decl.name_span.start_row, decl.name_span.start_col) if other == key
                      else (-1, -1))
         twins = {(d.name_span.start_row, d.name_span.start_col) for d in info.outline.decls
                  if other == key and d.qualname == decl.qualname and d is not decl
-                 and d.kind in ("function", "method")}
+                 and d.kind in ("function", "method") and not linked}
         tree: ts.Tree | None = None
         for row in range(v.index.line_count):
             line = v.index.line(row)

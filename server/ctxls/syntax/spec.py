@@ -168,8 +168,9 @@ def read_spec(path: Path) -> LanguageSpec:
     system it names and the folders it includes (beside its own folder)."""
     data = _table(path)
     grammars = path.parent.parent
-    if "uses" not in data:  # a `[uses]` shared by the folders it includes (`uses.toml`)
-        shared = [grammars / name / "uses.toml" for name in data.get("include", ())
+    if "uses" not in data:  # a `[uses]` in uses.toml, of its folder or one it includes
+        shared = [grammars / name / "uses.toml"
+                  for name in (*data.get("include", ()), path.parent.name)
                   if isinstance(name, str) and (grammars / name / "uses.toml").is_file()]
         if shared:
             data["uses"] = _table(shared[-1])

@@ -45,6 +45,9 @@ class ModuleSystem:
     default_exports: ClassVar[bool] = False
     # Objects whose members are the module's own top-level names (CommonJS `exports.f = ...`).
     export_objects: ClassVar[tuple[str, ...]] = ()
+    # Files each includer gets a copy of (C headers): their file-local names (`static
+    # inline`) are every includer's, so they count as the program's one function.
+    included_files: ClassVar[tuple[str, ...]] = ()
     # Files that make a folder a package (Python's ``__init__.py``): a project nested in a
     # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
     package_files: ClassVar[tuple[str, ...]] = ()

@@ -15,6 +15,7 @@ HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inl")
 class CIncludes(ModuleSystem):
     spans_files = True  # cache.h and cache.c
     global_functions = True  # the linker joins every file's functions
+    included_files = HEADER_EXTENSIONS
 
     def module_name(self, path: str) -> str | None:
         return posixpath.splitext(path)[0]
