@@ -9,9 +9,10 @@ the target's (and nowhere in the target's file), is a cross-file callee: a name-
 upper bound, since a unique name elsewhere is almost always the callee. The window holds
 it when an item of that file shows the declaration's line verbatim (its `shown` ranges).
 
-Calls are bare, path-qualified (`T::f`, `T.f` with a capitalised or module receiver) or
-constructions; `x.f()` is counted apart as a method name, since this truth cannot know the
-receiver's type (Rust's `.map(` is the iterator's even when the workspace declares `map`).
+Calls are bare, path-qualified (`T::f`, `T.f` with a capitalised or module receiver; in
+Go, only a workspace package's name) or constructions; `x.f()` is counted apart as a
+method name, since this truth cannot know the receiver's type (Rust's `.map(` is the
+iterator's even when the workspace declares `map`).
 
 Prints per run: targets, calls found / calls (and per target macro), construct latency
 p50 / p95 / max through a real server with its index built, the slowest five, and the
@@ -101,6 +102,9 @@ def pick_targets(root: Path, lang_name: str, sample: int, seed: int
                  ) -> list[tuple[str, str, int, str, set[str]]]:
     lang = languages.registry()[lang_name]
     found: list[tuple[str, str, int, str, set[str]]] = []
+    mod = re.search(r"^module\s+(\S+)", (root / "go.mod").read_text()
+                    if (root / "go.mod").is_file() else "", re.M)
+    gomod = mod.group(1).strip('"') if mod else None
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if not path.is_file() or not rel.endswith(lang.extensions) or \
@@ -113,21 +117,25 @@ def pick_targets(root: Path, lang_name: str, sample: int, seed: int
                 continue
             body = "\n".join(lines[d.body.first:d.body.last + 1])
             found.append((rel, d.qualname, d.name_span.start_row + 1, body,
-                          module_aliases(lang_name, "\n".join(lines))))
+                          module_aliases(lang_name, "\n".join(lines), gomod)))
     random.Random(seed).shuffle(found)
     return found[:sample] if sample else found
 
 
+GO_IMPORT = re.compile(r'^\s*(?:import\s+)?(?:(\w+)\s+)?"([^"]*)"', re.M)
 MODULE_ALIAS = {
-    "go": re.compile(r'^\s*(?:import\s+)?(?:(\w+)\s+)?"(?:[^"]*/)?(\w+)[^"/]*"', re.M),
     "ecmascript": re.compile(r"(?:import\s+\*\s+as\s+|import\s+|(?:const|let|var)\s+)(\w+)"
                              r"\s*(?:from\b|=\s*require\()"),
 }
 
 
-def module_aliases(lang: str, text: str) -> set[str]:
+def module_aliases(lang: str, text: str, gomod: str | None = None) -> set[str]:
     """Names a file binds to a whole module: `x.f()` through them is a call of a module's
-    function, not a method call on a value."""
+    function, not a method call on a value. In Go, only the workspace's own packages
+    (below go.mod's module path): `errors.New` is never the workspace's `New`."""
+    if lang == "go":
+        return {alias or path.rsplit("/", 1)[-1] for alias, path in GO_IMPORT.findall(text)
+                if gomod and (path == gomod or path.startswith(gomod + "/"))}
     key = "ecmascript" if lang in ("javascript", "typescript", "tsx") else lang
     pattern = MODULE_ALIAS.get(key)
     if pattern is None:
@@ -164,7 +172,8 @@ def callees_of(body: str, lang: str, rel: str, unique: dict, files: dict, aliase
         how = "call"
         if before.endswith((".", "->", "&.")):
             receiver = re.search(r"([A-Za-z_]\w*)\s*(?:\.|->|&\.)$", before)
-            if not receiver or not (receiver.group(1)[0].isupper()
+            # (Go's capitalised receivers are exported fields and values as often as types)
+            if not receiver or not ((receiver.group(1)[0].isupper() and lang != "go")
                                     or receiver.group(1) in aliases):
                 how = "method"
         if out.get(name, ("", (), "method"))[2] == "method":

@@ -39,8 +39,10 @@
 
 (function_item name: (identifier) @returns.name return_type: (_) @returns.type)
 
-; use a::b::{self}: the module itself, used as b
+; use a::b::{self}, use a::{b::{self}}: the module itself, used as b
 (use_declaration argument: (scoped_use_list path: (_) @import.module list: (use_list (self) @import.self)))
+(use_declaration argument: (scoped_use_list path: (_) @import.prefix
+  list: (use_list (scoped_use_list path: (_) @import.module list: (use_list (self) @import.self)))))
 
 ; Calls inside a macro's token tree (assert!(f(x)), format!("{}", c.m()), vec![m::f()]):
 ; tree-sitter leaves them as tokens, an identifier followed by a parenthesised tree.

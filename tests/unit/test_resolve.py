@@ -465,3 +465,23 @@ def test_every_declaration_of_a_c_function_is_one_symbol() -> None:
     decl = resolve(index.files["/ws/log.c"].outline, "uv_up", "log.c")
     assert [(r.path, r.call.row) for r in references(index, "/ws/log.c", decl)[0]] == [
         ("log.c", 4)]
+
+
+def test_rust_modules_through_a_glob_import_and_a_nested_self(tmp_path: Path) -> None:
+    """`use mock::*;` brings mock's module `expect`, so `expect::parent()` is its function;
+    `use crate::{dispatch::{self, Handle}}` binds the module `dispatch` itself."""
+    index = _on_disk(tmp_path, {
+        "Cargo.toml": b'[package]\nname = "app"\n',
+        "mock/Cargo.toml": b'[package]\nname = "mock"\n',
+        "mock/src/lib.rs": b"pub mod expect;\n",
+        "mock/src/expect.rs": b"pub fn parent() -> u32 {\n    1\n}\n",
+        "src/dispatch.rs": b"pub struct Handle;\n\npub fn current() -> u32 {\n    2\n}\n",
+        "src/lib.rs": (b"mod dispatch;\nuse mock::*;\nuse crate::{dispatch::{self, Handle}};\n\n"
+                       b"fn run() -> u32 {\n    expect::parent() + dispatch::current()\n}\n"),
+    })
+    lib = f"{tmp_path}/src/lib.rs"
+    for name, path in (("parent", "mock/src/expect.rs"), ("current", "src/dispatch.rs")):
+        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, name, path)
+        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
+        assert [(r.key, r.call.row) for r in resolved] == [(lib, 5)], name
+        assert not candidates, name

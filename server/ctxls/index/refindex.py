@@ -322,10 +322,17 @@ class RefIndex:
             if imp.name != "*":  # from pkg import mod [as x]
                 return self.module_file(
                     ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
-        # No import binds it: a path the language resolves without one (Rust's crate::a)
+        # No import binds it: a path the language resolves without one (Rust's crate::a),
+        # else a module a glob import brings (`use tracing_mock::*;` then `expect::f()`)
         root = info.key[: len(info.key) - len(info.path)]
         target = _system(info.path).path_module(expr, info.path, root)
-        return self.module_file(target) if target is not None else None
+        found = self.module_file(target) if target is not None else None
+        for imp in info.refs.imports if found is None else ():
+            if imp.name == "*":
+                found = self.module_file(f"{self.absolute(info, imp)}.{expr}")
+                if found is not None:
+                    break
+        return found
 
     def class_named(self, info: FileInfo, expr: str,
                     around: Decl | None = None) -> tuple[FileInfo, Decl] | None:

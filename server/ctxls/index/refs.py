@@ -96,7 +96,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
         if "import.module" in caps:
             node = caps["import.module"][0]
-            dotted = _path(_text(node))
+            dotted = ".".join(_path(_text(n)) for n in (*caps.get("import.prefix", ()), node))
             alias = caps.get("import.alias")
             if alias:
                 local = _text(alias[0])
