@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ctxls.index import modules
 from ctxls.index.modules import ModuleSystem
-from ctxls.index.refs import DEFAULT, Import, Refs
+from ctxls.index.refs import DEFAULT, Binding, Import, Refs
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
@@ -82,6 +82,8 @@ class RefIndex:
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = {}
         self._scopes: dict[str, tuple[Tables, list[str | None]]] = {}
         self._rows: dict[str, tuple[Tables, list[Decl | None]]] = {}
+        self._bindings: dict[str, tuple[Tables, dict[str, list[Binding]]]] = {}
+        self._memo: tuple[int, dict[str, dict[Any, Any]]] = (-1, {})
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
         self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]], Tables]] = {}
@@ -160,6 +162,23 @@ class RefIndex:
         self._scopes[info.key] = (info.tables, found)
         return found
 
+    def memo(self, name: str) -> dict[Any, Any]:
+        """A table of answers named ``name``, emptied whenever the index changes."""
+        if self._memo[0] != self._version:
+            self._memo = (self._version, {})
+        return self._memo[1].setdefault(name, {})
+
+    def bindings_named(self, info: FileInfo, name: str) -> list[Binding]:
+        """The file's bindings of ``name``, in row order, from a table kept until the file
+        changes (a common method name is judged thousands of times per request)."""
+        cached = self._bindings.get(info.key)
+        if cached is None or cached[0] is not info.tables:
+            table: dict[str, list[Binding]] = {}
+            for b in info.refs.bindings:
+                table.setdefault(b.name, []).append(b)
+            cached = self._bindings[info.key] = (info.tables, table)
+        return cached[1].get(name, [])
+
     def at_row(self, info: FileInfo, row: int) -> Decl | None:
         """The innermost declaration whose lines include ``row`` (``symbols.at_row``), from
         a table of every row kept until the file changes: a search asks it for every call."""
@@ -181,6 +200,7 @@ class RefIndex:
         self._imported.pop(key, None)
         self._scopes.pop(key, None)
         self._rows.pop(key, None)
+        self._bindings.pop(key, None)
         old = self.files.pop(key, None)
         if old is None:
             return

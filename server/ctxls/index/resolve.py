@@ -25,6 +25,7 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
+MEMO_LIMIT = 1 << 17  # receivers remembered at most, so a long session's memory stays flat
 SUPER = frozenset({"super()", "super"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
@@ -209,7 +210,21 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
                     around: Decl | None, depth: int = 0) -> tuple[FileInfo, Decl] | None:
-    """The class of a call's receiver, when the file says what it is."""
+    """The class of a call's receiver, when the file says what it is; remembered until
+    the index changes (each overload's references judge the same calls again)."""
+    if depth:
+        return _receiver_of(index, info, call, around, depth)
+    memo = index.memo("receiver")
+    key = (info.key, call, around.span if around is not None else None)
+    if key not in memo:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[key] = _receiver_of(index, info, call, around, 0)
+    return memo[key]  # type: ignore[no-any-return]
+
+
+def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
+                 around: Decl | None, depth: int) -> tuple[FileInfo, Decl] | None:
     obj = call.obj or ""
     selves = _self_names(info)
     if obj in selves:
@@ -323,7 +338,7 @@ def _open_base(index: RefIndex, info: FileInfo, cls: Decl, hops: int = 0) -> str
 def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | None:
     """The latest binding of ``name`` visible at ``row``: in the same function before it,
     else at module level. An untyped rebinding hides older typed ones."""
-    same = [b for b in info.refs.bindings if b.name == name]
+    same = index.bindings_named(info, name)
     scopes = index.scopes(info)
     here = scopes[row] if 0 <= row < len(scopes) else None
     local = [b for b in same if b.row <= row and scopes[b.row] == here]
@@ -333,7 +348,7 @@ def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | 
         return None
     for member in index.package(info):  # module level, or another file of a Go package
         outer = index.scopes(member)
-        module = [b for b in member.refs.bindings if b.name == name and outer[b.row] is None]
+        module = [b for b in index.bindings_named(member, name) if outer[b.row] is None]
         if module and (member is info or not same):
             return module[-1]
     return None
@@ -378,6 +393,18 @@ def _enclosing_classes(info: FileInfo, klass: Decl) -> list[Decl]:
 
 
 def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
+    """The method ``name`` of a class or its nearest base that has it (remembered)."""
+    memo = index.memo("method")
+    key = (info.key, cls.qualname, cls.span, name)
+    if key not in memo:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[key] = _method_of(index, info, cls, name)
+    return memo[key]  # type: ignore[no-any-return]
+
+
+def _method_of(index: RefIndex, info: FileInfo, cls: Decl,
+               name: str) -> tuple[FileInfo, Decl] | None:
     for key, qual in index.ancestors(info, cls):
         owner = index.files.get(key)
         if owner is None:
