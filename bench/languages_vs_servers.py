@@ -150,6 +150,17 @@ async def run(args: argparse.Namespace) -> None:
         opened_ours: set[str] = set()
         opened_theirs: set[str] = set()
         await settled(theirs)
+        if args.open_all:  # tsserver answers from the projects it has loaded, no others
+            lang = languages.registry()[args.lang]
+            for path in sorted(root.rglob("*")):
+                rel = path.relative_to(root).as_posix()
+                if path.is_file() and path.suffix in lang.extensions and \
+                        "node_modules" not in rel.split("/") and rel not in opened_theirs:
+                    opened_theirs.add(rel)
+                    theirs.notify("textDocument/didOpen", {"textDocument": {
+                        "uri": path.as_uri(), "languageId": language, "version": 1,
+                        "text": path.read_text(encoding="utf-8", errors="replace")}})
+            await settled(theirs)
         # the language server indexes on its first request: one warm-up, not scored
         if syms:
             rel, _, row, col = syms[0]
@@ -210,6 +221,9 @@ def main() -> None:
     ap.add_argument("corpus")
     ap.add_argument("--server", help="the language server's command (default per language)")
     ap.add_argument("--server-options", help="initializationOptions for it, as JSON")
+    ap.add_argument("--open-all", action="store_true",
+                    help="open every file of the language in the server first (tsserver "
+                         "searches only the projects of open files)")
     ap.add_argument("--symbols", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--show", type=int, default=8)

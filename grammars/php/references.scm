@@ -24,6 +24,11 @@
 (property_declaration type: (optional_type (named_type) @bind.type)
   (property_element name: (variable_name (name) @bind.name))) @bind.member
 (property_promotion_parameter type: (named_type) @bind.type name: (variable_name (name) @bind.name)) @bind.member
+; An untyped property typed where the class assigns it: `$this->config = new Config(...)`
+((assignment_expression left: (member_access_expression object: (variable_name (name) @_this)
+   name: (name) @bind.name)
+  right: (object_creation_expression [(name) (qualified_name)] @bind.type)) @bind.member
+ (#eq? @_this "this"))
 
 (class_declaration name: (name) @class.name (base_clause (_) @class.base))
 (class_declaration name: (name) @class.name (class_interface_clause (_) @class.base))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ctxls.syntax import languages
@@ -97,6 +98,76 @@ async def test_a_c_function_passed_as_a_value_through_nested_headers(tmp_path: P
     assert sorted((Path(r["uri"].removeprefix("file://")).relative_to(root).as_posix(),
                    r["range"]["start"]["line"], r["range"]["start"]["character"])
                   for r in found) == [("src/loop.c", 3, 12)]
+
+
+PHP_FAMILY = {
+    "src/Handler.php": ("<?php\nnamespace App;\n\ninterface Handler\n{\n"
+                        "    public function handle(): bool;\n}\n"),
+    "src/Formats.php": ("<?php\nnamespace App;\n\ntrait Formats\n{\n"
+                        "    public function formatter(): string\n    {\n"
+                        "        return 'x';\n    }\n}\n"),
+    "src/Base.php": ("<?php\nnamespace App;\n\nabstract class Base implements Handler\n{\n"
+                     "    use Formats;\n\n    public function __construct()\n    {\n    }\n\n"
+                     "    public function handle(): bool\n    {\n"
+                     "        return $this->formatter() !== '';\n    }\n}\n"),
+    "src/Quiet.php": ("<?php\nnamespace App;\n\nuse App\\Sub\\Config;\n\n"
+                     "class Quiet extends Base\n{\n    private $config;\n\n"
+                     "    public function __construct()\n    {\n        parent::__construct();\n"
+                     "        $this->config = new Config();\n    }\n\n"
+                     "    /** @throws Config when it cannot */\n"
+                     "    public function handle(): bool\n    {\n"
+                     "        return parent::handle() && $this->config->path() !== '';\n"
+                     "    }\n}\n"),
+    "src/Sub/Config.php": ("<?php\nnamespace App\\Sub;\n\nclass Config\n{\n"
+                           "    private string $path = '';\n\n"
+                           "    public function path(): string\n    {\n"
+                           "        return $this->path;\n    }\n}\n"),
+}
+
+
+async def test_php_references_as_intelephense_counts_them(tmp_path: Path) -> None:
+    """`parent::handle()` and calls of any method of one family (an interface's method and
+    its implementations) are references; a constructor is its class's own; `$this->path`
+    is the property, not the method `path()`; a type in a doc comment's `@throws` is a use
+    of the class; a `use App\\Sub\\Config;` line starts where its qualified name does; an
+    untyped property is typed by `$this->config = new Config()`; `$this->formatter()` is
+    the trait's method even though an interface comes first among the class's bases."""
+    root = tmp_path / "php"
+    for rel, text in PHP_FAMILY.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+    async def refs(path: str, name: str) -> list[tuple[str, int, int]]:
+        lines = PHP_FAMILY[path].splitlines()
+        row = next(i for i, ln in enumerate(lines) if re.search(rf"(function|class|trait|"
+                                                                  rf"interface) {name}\b", ln))
+        found = await ctx.request("textDocument/references", {
+            "textDocument": {"uri": (root / path).as_uri()},
+            "position": {"line": row, "character": lines[row].index(name)},
+            "context": {"includeDeclaration": False}})
+        return sorted((Path(r["uri"].removeprefix("file://")).relative_to(root).as_posix(),
+                       r["range"]["start"]["line"], r["range"]["start"]["character"])
+                      for r in found)
+
+    def at(path: str, needle: str, name: str) -> tuple[str, int, int]:
+        """Where ``name`` is, inside the first line of ``path`` that holds ``needle``."""
+        lines = PHP_FAMILY[path].splitlines()
+        row = next(i for i, ln in enumerate(lines) if needle in ln)
+        return path, row, lines[row].index(needle) + needle.index(name)
+
+    quiet = "src/Quiet.php"
+    async with await CtxClient.start(root, wait_for_index=True) as ctx:
+        assert await refs("src/Base.php", "handle") == [at(quiet, "parent::handle", "handle")]
+        assert await refs("src/Handler.php", "handle") == [at(quiet, "parent::handle", "handle")]
+        assert await refs("src/Base.php", "__construct") == [
+            at(quiet, "parent::__construct", "__construct")]
+        assert await refs(quiet, "__construct") == []
+        assert await refs("src/Sub/Config.php", "path") == [at(quiet, "->path()", "path")]
+        assert await refs("src/Formats.php", "formatter") == [
+            at("src/Base.php", "$this->formatter", "formatter")]
+        assert await refs("src/Sub/Config.php", "Config") == [
+            at(quiet, "use App", "App"), at(quiet, "new Config", "Config"),
+            at(quiet, "@throws Config", "Config")]
 
 
 async def test_typescript_references_through_es_imports(tmp_path: Path) -> None:

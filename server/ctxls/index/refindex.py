@@ -22,7 +22,7 @@ from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
-CLASS_KINDS = frozenset({"class", "struct", "interface", "type", "enum", "object"})
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 MAX_HOPS = 6  # re-export chains followed at most this deep
 
 

@@ -26,7 +26,6 @@ from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
 MEMO_LIMIT = 1 << 17  # receivers remembered at most, so a long session's memory stays flat
-SUPER = frozenset({"super()", "super"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
@@ -47,6 +46,11 @@ def _linked(index: RefIndex, info: FileInfo, decl: Decl) -> bool:
 def _implicit_self(info: FileInfo) -> bool:
     lang = languages.for_path(info.path)
     return lang is not None and lang.implicit_self
+
+
+def _super_names(info: FileInfo) -> tuple[str, ...]:
+    lang = languages.for_path(info.path)
+    return lang.super_names if lang is not None else ("super", "super()")
 
 
 def _self_names(info: FileInfo) -> frozenset[str]:
@@ -189,7 +193,7 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
                     NOT_IN_CLASS)
         if means(found):
             return True, f"{call.obj}: {cls[1].qualname}", ""
-        if index.calls_through_bases(info) and _overridden(index, home, decl, found):
+        if index.calls_through_bases(info) and overridden(index, home, decl, found):
             return True, f"{call.obj}: {cls[1].qualname}, whose {call.name} it overrides", ""
         return None
     module = index.module_of(info, call.obj)
@@ -230,7 +234,7 @@ def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
     if obj in selves:
         cls = enclosing_class(info, around)
         return (info, cls) if cls is not None else None
-    if obj in SUPER:
+    if obj in _super_names(info):
         cls = enclosing_class(info, around)
         if cls is None:
             return None
@@ -405,33 +409,49 @@ def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[File
 
 def _method_of(index: RefIndex, info: FileInfo, cls: Decl,
                name: str) -> tuple[FileInfo, Decl] | None:
+    """The nearest declaration with a body, else the nearest without one: a C++ header's
+    prototype yields to its definition, an interface's method to a trait's or a base's
+    implementation (what `$this->getFormatter()` runs)."""
+    prototype: tuple[FileInfo, Decl] | None = None
     for key, qual in index.ancestors(info, cls):
         owner = index.files.get(key)
         if owner is None:
             continue
-        prototype: tuple[FileInfo, Decl] | None = None
+        mine: tuple[FileInfo, Decl] | None = None
         for member, d in index.members(owner, f"{qual}.{name}"):  # Go: any file of the package
-            if prototype is not None and member is prototype[0]:
+            if mine is not None and member is mine[0]:
                 continue  # (an overload stub's implementation is its own file's)
-            if d.body is None and d.kind in ("function", "method") and prototype is None:
-                prototype = (member, d)  # C++: declared in the header
+            if d.body is None and d.kind in ("function", "method"):
+                mine = mine or (member, d)  # C++: declared in the header
                 continue
-            if prototype is None or d.body is not None:
-                return member, d
-        if prototype is not None:
-            return prototype
-    return None
+            return member, d
+        prototype = prototype or mine
+    return prototype
 
 
-def _overridden(index: RefIndex, home: FileInfo, decl: Decl,
-                called: tuple[FileInfo, Decl]) -> bool:
+def overridden(index: RefIndex, home: FileInfo, decl: Decl,
+               called: tuple[FileInfo, Decl]) -> bool:
     """Whether the method called is declared in a base or interface of ``decl``'s class,
     so the call may dispatch to ``decl``."""
     cls = enclosing_class(home, decl) if decl.parents else None
-    if cls is None or not called[1].parents:
-        return False
+    lang = languages.for_path(home.path)
+    if cls is None or not called[1].parents or (lang is not None
+                                                 and decl.name in lang.constructors):
+        return False  # a constructor is its class's own, never dispatched to
     bases = set(index.ancestors(home, cls))
-    return (called[0].key, called[1].parents[-1]) in bases - {(home.key, cls.qualname)}
+    if (called[0].key, called[1].parents[-1]) in bases - {(home.key, cls.qualname)}:
+        return True
+    # or both override one declaration (two implementations of an interface's method), or
+    # the call runs an override of it: one family, as tsserver and intelephense count it
+    other = enclosing_class(called[0], called[1])
+    return other is not None and bool(
+        _declaring(index, home, cls, decl.name) & _declaring(index, called[0], other, decl.name))
+
+
+def _declaring(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> set[tuple[str, str]]:
+    """A class and its ancestors that declare a method ``name``."""
+    return {(key, qual) for key, qual in index.ancestors(info, cls)
+            if key in index.files and index.members(index.files[key], f"{qual}.{name}")}
 
 
 def _trait_method(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:

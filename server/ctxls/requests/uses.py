@@ -14,11 +14,18 @@ language without one gets its calls.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import tree_sitter as ts
 
 from ctxls.index.refs import DEFAULT, Call
-from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge
+from ctxls.index.resolve import (
+    FileInfo,
+    Reference,
+    RefIndex,
+    aliases,
+    judge,
+)
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
@@ -61,12 +68,12 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
             for module in index.module_names_of(info):
                 if words := module_words(module):
                     files |= index.by_name.get(words[-1], set())
-    seen = {(r.key, r.call.row, r.call.col) for r in resolved}
+    found = list(resolved)
+    seen = {(r.key, r.call.row, r.call.col) for r in found}
     owner = index.owner(home, decl)
     # whole names: `$` and `#` (JavaScript's `$el`, `#private`) are name characters too
     word = re.compile(rb"(?<![\w$#])(?:" + b"|".join(re.escape(n.encode()) for n in names)
                       + rb")(?![\w$])")
-    found = list(resolved)
     for other in sorted(files):
         info = index.files.get(other)
         if info is None or languages.spec_for(info.path) != spec:
@@ -124,12 +131,27 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                     if got is not None and (got[0].key, got[1].qualname) == (key,
                                                                                decl.qualname):
                         found.append(Reference(other, info.path, Call(
-                            row, col, m.end(), m.group().decode(), None), None,
-                            "imported by name"))
+                            row, _start(node, spec.uses, col), m.end(), m.group().decode(),
+                            None), None, "imported by name"))
                     continue
-                if node is None or not _a_use(node, spec.uses, v.lang.comment_nodes
-                                              if v.lang else frozenset()):
+                comments = v.lang.comment_nodes if v.lang else ()
+                if node is not None and node.type in comments and spec.uses.doc_types:
+                    # `@throws UnableToWrite`, `@return iterable<Entry>`: a type named in a
+                    # doc comment is a use where the language's tools read them
+                    if _doc_type(line, col, spec.uses.doc_types):
+                        call = Call(row, col, m.end(), m.group().decode(), None)
+                        around = at_row(info.outline, row)
+                        verdict = judge(index, info, call, around, home, decl, owner)
+                        if verdict is not None and verdict[0]:
+                            found.append(Reference(other, info.path, call, around.qualname
+                                                   if around else None, "a doc comment's type"))
+                            seen.add((other, row, col))
                     continue
+                if node is None or not _a_use(node, spec.uses, frozenset(comments)):
+                    continue
+                if decl.kind == "method" and node.parent is not None and \
+                        node.parent.type in spec.uses.property_reads:
+                    continue  # a property of the same name
                 obj = _receiver(line[:col], spec.uses.member_operators)
                 around = at_row(info.outline, row)
                 name = m.group().decode()
@@ -139,10 +161,31 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 call = Call(row, col, m.end(), name, obj)
                 verdict = judge(index, info, call, around, home, decl, owner)
                 if verdict is not None and verdict[0]:
-                    found.append(Reference(other, info.path, call,
-                                           around.qualname if around else None, verdict[1]))
+                    found.append(Reference(other, info.path, call._replace(
+                        col=_start(node, spec.uses, col)), around.qualname if around else None,
+                        verdict[1]))
                     seen.add((other, row, col))
     return found
+
+
+@lru_cache(maxsize=64)
+def _doc_pattern(pattern: str) -> re.Pattern[bytes]:
+    return re.compile(pattern.encode())
+
+
+def _doc_type(line: bytes, col: int, pattern: str) -> bool:
+    """Whether the name at ``col`` lies in a type a doc comment's tag names (group 1)."""
+    return any(m.start(1) <= col < m.end(1) for m in _doc_pattern(pattern).finditer(line))
+
+
+def _start(node: ts.Node | None, spec: UsesSpec, col: int) -> int:
+    """Where a use begins: a qualified name's first segment when its last one is the name
+    (PHP's `League\\Flysystem\\Config`, as intelephense places it)."""
+    parent = node.parent if node is not None else None
+    if parent is not None and parent.type in spec.qualified_names and \
+            parent.start_point.row == node.start_point.row:  # type: ignore[union-attr]
+        return int(parent.start_point.column)
+    return col
 
 
 def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:

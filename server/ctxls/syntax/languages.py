@@ -63,6 +63,7 @@ class Language:
     outline_patterns: int = 0
     module_system: str = "python"  # how imports name files: a name in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
+    super_names: tuple[str, ...] = ("super", "super()")  # receivers that mean its bases
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
     calls_through_bases: bool = False  # a base's method call is a use of its overrides
     # How a method touches its instance's state, per line (ctx/construct's fields and intent
@@ -140,6 +141,7 @@ def load(folder: Path) -> Language:
         outline_patterns=outline.pattern_count,
         module_system=spec.module_system,
         self_names=spec.self_names,
+        super_names=spec.super_names,
         implicit_self=spec.implicit_self,
         calls_through_bases=spec.calls_through_bases,
         sets_field=_regex(spec.sets_field),

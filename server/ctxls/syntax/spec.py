@@ -55,6 +55,15 @@ class UsesSpec:
     string_code: tuple[str, ...] = ()
     # What joins a receiver to a member (``a.b``; PHP's ``$a->b``, ``A::b``).
     member_operators: tuple[str, ...] = (".",)
+    # Parents under which a member's name is a property, never a method of that name
+    # (PHP: `$this->path` is the property, `$this->path()` the method).
+    property_reads: tuple[str, ...] = ()
+    # Tags of doc comments whose group 1 is a type expression, as a regular expression:
+    # names in it are uses (PHP: `@throws X`, `@return iterable<X>`).
+    doc_types: str = ""
+    # Nodes that are a whole qualified name: a use of its last segment starts at its first
+    # (PHP: `use League\Flysystem\Config;`).
+    qualified_names: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -72,6 +81,7 @@ class LanguageSpec:
     generated_files: tuple[str, ...] = ()
     module_system: str = "python"  # a name registered in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")
+    super_names: tuple[str, ...] = ("super", "super()")
     implicit_self: bool = False
     # A call through a base class or an interface is a use of every override of the
     # method (tsserver and intelephense count it so; pyright and jedi do not).
