@@ -367,11 +367,12 @@ class Ledger extends Money
 
 @pytest.mark.workspace_files({"Money.php": MONEY_PHP, "Ledger.php": LEDGER_PHP})
 async def test_php_references_list_type_hints_imports_and_new(vscode: LanguageClient) -> None:
-    """PHP: a `use` import, `extends`, property, parameter and return type hints, `new`;
-    not a `$variable` of the same name."""
+    """PHP: a `use` import (placed where its qualified name starts, as intelephense places
+    it), `extends`, property, parameter and return type hints, `new`; not a `$variable` of
+    the same name."""
     await call(vscode, "ctx/status", {"wait": True})
     got = await _uses(vscode, "Money.php", 3, 6)
-    want = {("Ledger.php", row, m.start())
+    want = {("Ledger.php", row, line.index("App") if line.startswith("use ") else m.start())
             for row, line in enumerate(LEDGER_PHP.splitlines())
             for m in re.finditer(r"(?<![$\w])Money\b", line)}
     assert len(want) == 6

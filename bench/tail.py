@@ -1,0 +1,124 @@
+"""ctx/construct's tail: every declaration of a sample of files, per corpus, through a
+real server with its index built.
+
+For each LANG:CORPUS pair a fresh server scans the corpus (no cache), then answers
+ctx/construct for every function, method and class (with a body) of a seeded sample of the
+language's files, in file order. Printed per corpus: p50 / p95 / p99 / max, the first
+request after the scan beside the tenth and the median (a lazily built table shows as a
+first-request cliff), and the slowest ten with their cause: the stage of the server's own
+`timings` that took longest.
+
+Usage: python bench/tail.py LANG:CORPUS [LANG:CORPUS ...] [--files 20] [--seed 19]
+       [--ceiling 16000] [--limit 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import pct
+from ctxls.syntax import languages
+from ctxls.syntax.outline import outline_source
+from ctxls_client import CtxClient
+from ctxls_client.client import RpcError
+
+SKIP = ("node_modules", "vendor", "target", ".git", "build", "dist")
+TARGET_P95, TARGET_MAX = 200.0, 1000.0  # ms (issue 19)
+
+
+def targets(root: Path, lang_name: str, files: int, seed: int,
+            limit: int) -> list[tuple[str, str, int]]:
+    """(path, qualname, 1-based line) of every bodied declaration of the sampled files."""
+    lang = languages.registry()[lang_name]
+    paths = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in lang.extensions
+                   and not any(part in SKIP for part in p.relative_to(root).parts)
+                   and p.stat().st_size <= 1 << 20)
+    random.Random(seed).shuffle(paths)
+    out: list[tuple[str, str, int]] = []
+    for path in sorted(paths[:files]):
+        rel = path.relative_to(root).as_posix()
+        for d in outline_source(lang, path.read_bytes()).decls:
+            if d.body is not None and d.kind in ("function", "method", "class", "struct"):
+                out.append((rel, d.qualname, d.name_span.start_row + 1))
+    return out[:limit]
+
+
+def cause(result: dict[str, Any]) -> str:
+    stages = result.get("timings") or {}
+    if not stages:
+        return "?"
+    stage, ms = max(stages.items(), key=lambda kv: kv[1])
+    return f"{stage} {ms:.0f} ms"
+
+
+async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
+    picks = targets(corpus, lang, args.files, args.seed, args.limit)
+    with tempfile.TemporaryDirectory() as cache:
+        start = time.perf_counter()
+        async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
+                                         wait_for_index=True, timeout=900) as ctx:
+            scan = time.perf_counter() - start
+            rows: list[tuple[float, str, str]] = []
+            errors = 0
+            for path, qual, line in picks:
+                t = time.perf_counter()
+                try:
+                    r = await ctx.request("ctx/construct", {
+                        "path": path, "target": {"symbol": qual, "line": line},
+                        "task": f"change {qual}", "ceiling": args.ceiling}, timeout=120)
+                except RpcError:
+                    errors += 1
+                    continue
+                rows.append(((time.perf_counter() - t) * 1000, f"{path}::{qual}", cause(r)))
+    ms = [r[0] for r in rows]
+    return {"lang": lang, "corpus": corpus.name, "scan": scan, "n": len(rows), "errors": errors,
+            "ms": ms, "first": ms[0] if ms else float("nan"),
+            "tenth": ms[9] if len(ms) > 9 else float("nan"),
+            "slowest": sorted(rows, reverse=True)[:10]}
+
+
+async def run(args: argparse.Namespace) -> None:
+    results = []
+    for pair in args.pairs:
+        lang, _, corpus = pair.partition(":")
+        res = await one(lang, Path(corpus).resolve(), args)
+        results.append(res)
+        ms = res["ms"]
+        print(f"{lang}: {res['corpus']}, {res['n']} constructs ({res['errors']} errors), "
+              f"scan {res['scan']:.1f} s; p50 {pct(ms, 50):.0f} p95 {pct(ms, 95):.0f} "
+              f"p99 {pct(ms, 99):.0f} max {max(ms, default=float('nan')):.0f} ms; "
+              f"first {res['first']:.0f}, tenth {res['tenth']:.0f} ms", flush=True)
+        for t, sym, why in res["slowest"]:
+            print(f"   {t:7.0f} ms  {sym}  [{why}]")
+    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | tenth | "
+          f"p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for res in results:
+        ms = res["ms"]
+        ok = pct(ms, 95) <= TARGET_P95 and max(ms, default=0) <= TARGET_MAX
+        print(f"| {res['lang']} | {res['corpus']} | {res['n']} | {pct(ms, 50):.0f} | "
+              f"{pct(ms, 95):.0f} | {pct(ms, 99):.0f} | {max(ms, default=float('nan')):.0f} | "
+              f"{res['first']:.0f} | {res['tenth']:.0f} | {'yes' if ok else 'no'} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pairs", nargs="+", help="LANG:CORPUS")
+    ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--ceiling", type=int, default=16000)
+    ap.add_argument("--limit", type=int, default=400, help="constructs per corpus at most")
+    asyncio.run(run(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
