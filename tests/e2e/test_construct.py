@@ -54,6 +54,10 @@ async def test_refresh_token_carries_the_files_rules(client: LanguageClient) -> 
     assert r["tokenCount"] <= r["ceiling"] and target["tokens"] < whole
     assert r["text"].startswith("### E1 task\n")
     assert r["tokenCount"] == count(r["text"])
+    stages = {k: v for k, v in r["timings"].items() if k != "total"}
+    assert {"dependencies", "callers and tests", "pipeline", "shape"} <= set(stages)
+    assert all(v >= 0 for v in stages.values())
+    assert sum(stages.values()) <= r["timings"]["total"] + 1  # (rounding of each stage)
 
 
 async def test_evict_travels_with_the_class_invariant(vscode: LanguageClient) -> None:

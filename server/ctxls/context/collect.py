@@ -12,6 +12,7 @@ is numbered with original lines.
 from __future__ import annotations
 
 import re
+import time
 
 import attrs
 
@@ -65,12 +66,18 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
                                 v.data.decode("utf-8", errors="replace")))
     core(out.items, params)
+    clock = _Clock(out.timings)
     deps = dependencies(snap.refs, info.key, decl, v.lines) if info is not None else []
+    clock("dependencies")
     shown = _target(snap, out, v, info, decl, deps)
+    clock("target")
     _class_context(snap, out, v, info, decl, shown)
     _obligation_targets(snap, out, params, v)
+    clock("class")
     interfaces(snap, out, v, info, decl, deps, file_words, params.task)
+    clock("interfaces")
     impact(snap, out, params, v, info, decl)
+    clock("callers and tests")
     if params.intent == "state" and info is not None:
         for d in _state_methods(v, decl):
             out.items.append(Evidence(
@@ -82,7 +89,20 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
                 key=f"{v.loc.path}::{d.qualname}"))
     live_and_retrieved(snap, out, params)
     apply_policy(snap, out, v)
+    clock("live, retrieved, policy")
     return out
+
+
+class _Clock:
+    """Milliseconds since the last mark, under each mark's stage name."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into, self.last = into, time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.into[stage] = round((now - self.last) * 1000, 1)
+        self.last = now
 
 
 def _target(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, decl: Decl,

@@ -25,6 +25,7 @@ class Collected:
         self.notes: list[str] = []
         self.target = ""
         self.complete = False  # every call site and test of the target could be found
+        self.timings: dict[str, float] = {}  # stage -> ms, for the slow request's cause
 
 
 def cut(snap: Snapshot, v: View, rows: list[tuple[int, int]]) -> Text:

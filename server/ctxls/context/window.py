@@ -9,6 +9,7 @@ original ranges it shows, the gate and budget logs, and a handle for each omissi
 from __future__ import annotations
 
 import os
+import time
 
 import attrs
 from lsprotocol.types import Range
@@ -38,9 +39,11 @@ def prepare(ws: Workspace, params: p.ConstructParams) -> p.ConstructParams:
 
 
 def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
+    start = time.perf_counter()
     encoding = params.encoding or snap.options.encoding
     count = tokenizer(encoding).count
     got = collect(snap, params)
+    collected = time.perf_counter()
     if params.ablate:
         got.items = ablated(got.items, params.ablate)
     # The request wins; then the repository's policy; then the defaults.
@@ -69,6 +72,8 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                                        *(o.text for o in params.obligations)),
                   exemplars=frozenset(got.exemplars),
                   buried="placement:edges" in params.ablate)
+
+    built_at = time.perf_counter()
 
     def ranges(e: Evidence, text: Text) -> list[Range]:
         if e.path is None or not text.shown:
@@ -104,6 +109,9 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                               by_id[d.id].symbol, None, None)
                 for d in built.gate_log if d.decision == "rejected"]
     current = params.obligations[0] if params.obligations else None
+    timings = {**got.timings, "pipeline": round((built_at - collected) * 1000, 1),
+               "shape": round((time.perf_counter() - built_at) * 1000, 1),
+               "total": round((time.perf_counter() - start) * 1000, 1)}
     return p.DecisionContext(
         task=params.task, acceptance_criteria=params.acceptance_criteria,
         current_obligation=current, target=got.target, intent=params.intent,
@@ -119,7 +127,8 @@ def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
                 "no ranking endpoint configured" if config is None
                 else "the residue is empty"),
             latency_ms=built.ranking.latency_ms if built.ranking else None,
-            usage=built.ranking.usage if built.ranking else None))
+            usage=built.ranking.usage if built.ranking else None),
+        timings=timings)
 
 
 def ablated(items: list[Evidence], flags: list[str]) -> list[Evidence]:
