@@ -356,8 +356,8 @@ class DecisionContext:
     notes: list[str]
     ranking: RankingInfo
     complete: bool  # built on the whole index: every call site and test could be found
-    # milliseconds per stage (dependencies, target, class, interfaces, callers and tests,
-    # live/retrieved/policy, pipeline, shape) and in all: what a slow window spent
+    # milliseconds per stage (dependencies, target, class, interfaces, callers (and tests),
+    # extras (live errors, retrieved, policy), pipeline, shape) and in all (total)
     timings: dict[str, float] = attrs.field(factory=dict)
 
 

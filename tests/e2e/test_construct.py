@@ -55,7 +55,7 @@ async def test_refresh_token_carries_the_files_rules(client: LanguageClient) -> 
     assert r["text"].startswith("### E1 task\n")
     assert r["tokenCount"] == count(r["text"])
     stages = {k: v for k, v in r["timings"].items() if k != "total"}
-    assert {"dependencies", "callers and tests", "pipeline", "shape"} <= set(stages)
+    assert {"dependencies", "callers", "pipeline", "shape"} <= set(stages)
     assert all(v >= 0 for v in stages.values())
     assert sum(stages.values()) <= r["timings"]["total"] + 1  # (rounding of each stage)
 

@@ -77,7 +77,7 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     interfaces(snap, out, v, info, decl, deps, file_words, params.task)
     clock("interfaces")
     impact(snap, out, params, v, info, decl)
-    clock("callers and tests")
+    clock("callers")
     if params.intent == "state" and info is not None:
         for d in _state_methods(v, decl):
             out.items.append(Evidence(
@@ -89,7 +89,7 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
                 key=f"{v.loc.path}::{d.qualname}"))
     live_and_retrieved(snap, out, params)
     apply_policy(snap, out, v)
-    clock("live, retrieved, policy")
+    clock("extras")
     return out
 
 
