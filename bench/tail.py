@@ -53,7 +53,7 @@ def targets(root: Path, lang_name: str, files: int, seed: int,
 
 
 def cause(result: dict[str, Any]) -> str:
-    stages = result.get("timings") or {}
+    stages = {k: v for k, v in (result.get("timings") or {}).items() if k != "total"}
     if not stages:
         return "?"
     stage, ms = max(stages.items(), key=lambda kv: kv[1])
@@ -79,10 +79,18 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, An
                     errors += 1
                     continue
                 rows.append(((time.perf_counter() - t) * 1000, f"{path}::{qual}", cause(r)))
+            again = float("nan")  # the first target once more, warm: the cliff alone
+            if picks:
+                path, qual, line = picks[0]
+                t = time.perf_counter()
+                await ctx.request("ctx/construct", {
+                    "path": path, "target": {"symbol": qual, "line": line},
+                    "task": f"change {qual}", "ceiling": args.ceiling}, timeout=120)
+                again = (time.perf_counter() - t) * 1000
     ms = [r[0] for r in rows]
     return {"lang": lang, "corpus": corpus.name, "scan": scan, "n": len(rows), "errors": errors,
             "ms": ms, "first": ms[0] if ms else float("nan"),
-            "tenth": ms[9] if len(ms) > 9 else float("nan"),
+            "tenth": ms[9] if len(ms) > 9 else float("nan"), "again": again,
             "slowest": sorted(rows, reverse=True)[:10]}
 
 
@@ -96,18 +104,20 @@ async def run(args: argparse.Namespace) -> None:
         print(f"{lang}: {res['corpus']}, {res['n']} constructs ({res['errors']} errors), "
               f"scan {res['scan']:.1f} s; p50 {pct(ms, 50):.0f} p95 {pct(ms, 95):.0f} "
               f"p99 {pct(ms, 99):.0f} max {max(ms, default=float('nan')):.0f} ms; "
-              f"first {res['first']:.0f}, tenth {res['tenth']:.0f} ms", flush=True)
+              f"first {res['first']:.0f} (the same again {res['again']:.0f}), tenth "
+              f"{res['tenth']:.0f} ms", flush=True)
         for t, sym, why in res["slowest"]:
             print(f"   {t:7.0f} ms  {sym}  [{why}]")
-    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | tenth | "
+    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | first again | tenth | "
           f"p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for res in results:
         ms = res["ms"]
         ok = pct(ms, 95) <= TARGET_P95 and max(ms, default=0) <= TARGET_MAX
         print(f"| {res['lang']} | {res['corpus']} | {res['n']} | {pct(ms, 50):.0f} | "
               f"{pct(ms, 95):.0f} | {pct(ms, 99):.0f} | {max(ms, default=float('nan')):.0f} | "
-              f"{res['first']:.0f} | {res['tenth']:.0f} | {'yes' if ok else 'no'} |")
+              f"{res['first']:.0f} | {res['again']:.0f} | {res['tenth']:.0f} | "
+              f"{'yes' if ok else 'no'} |")
 
 
 def main() -> None:

@@ -246,9 +246,16 @@ class RefIndex:
         return [self.files[k] for k in self.modules.get(mod, []) if k in self.files] or [info]
 
     def absolute(self, info: FileInfo, imp: Import) -> str:
-        """The absolute module an import names."""
-        root = info.key[: len(info.key) - len(info.path)]
-        return _system(info.path).absolute(imp.module, imp.level, info.path, root)
+        """The absolute module an import names (remembered until the index changes: C's
+        includes look for the header on disk, and a header added is indexed)."""
+        memo = self.memo("absolute")
+        key = (info.key, imp.module, imp.level)
+        found = memo.get(key)
+        if found is None:
+            root = info.key[: len(info.key) - len(info.path)]
+            found = memo[key] = _system(info.path).absolute(imp.module, imp.level, info.path,
+                                                            root)
+        return found
 
     def _tops(self, info: FileInfo) -> dict[str, list[tuple[FileInfo, Decl]]]:
         """What each name means at the top of ``info``'s module, in file then source order:

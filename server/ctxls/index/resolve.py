@@ -359,6 +359,17 @@ def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | 
 
 
 def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+    """What a bare name means in a file (remembered: C follows every include for it)."""
+    memo = index.memo("bare")
+    key = (info.key, name)
+    if key not in memo:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[key] = _bare_of(index, info, name)
+    return memo[key]  # type: ignore[no-any-return]
+
+
+def _bare_of(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
     for imp in info.refs.imports:
         if imp.local == name and imp.name and imp.name != "*":
             return index.imported(info, imp)
