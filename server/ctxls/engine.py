@@ -112,6 +112,7 @@ class Engine:
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.watch_task: asyncio.Task[None] | None = None
         self.stop_watching = asyncio.Event()
+        self.answering = 0  # requests being answered now: background builds wait for them
 
     def open(self, roots: list[Path], options: Options | None = None,
              encoding: Encoding = "utf-16") -> None:
@@ -151,7 +152,13 @@ class Engine:
             raise NotInitialized("the server is not initialized: send `initialize` first")
         snap = self.ws.snapshot(path, uri, refs=refs)
         work = asyncio.get_running_loop().run_in_executor(self.requests, call, snap)
-        work.add_done_callback(lambda _: self.ws.absorb(snap))
+        self.answering += 1
+
+        def done(_: object) -> None:
+            self.answering -= 1
+            self.ws.absorb(snap)
+
+        work.add_done_callback(done)
         try:
             return await asyncio.shield(work)
         except asyncio.CancelledError:  # a cancelled request stops at its next check
@@ -257,11 +264,13 @@ class Engine:
     async def _build_search(self) -> None:
         """The search index, built on the event loop in slices: requests are answered
         between slices, and nothing else touches the workspace meanwhile (handlers run on
-        this loop)."""
+        this loop); no slice starts while a request is being answered."""
         began = time.perf_counter()
         try:
             done = False
             while not done:
+                while self.answering:  # a request's thread would share the GIL with it
+                    await asyncio.sleep(SEARCH_SLICE / 4)
                 end = time.perf_counter() + SEARCH_SLICE
                 while not done and time.perf_counter() < end:
                     done = search.refresh(self.ws, 1)
