@@ -200,9 +200,7 @@ class Engine:
         loop = asyncio.get_running_loop()
         fresh: list[FileEntry] = []
         started = time.perf_counter()
-        # Every window counts tokens: load the tokenizer (0.3 s, 38 MiB) beside the scan,
-        # not in the first request that needs it.
-        counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
+        counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
         try:
             plan = await loop.run_in_executor(None, ws.scan_plan)
@@ -212,6 +210,10 @@ class Engine:
             listed = time.perf_counter()
             await self.listener.scan_started(len(plan))
             hits, misses = await loop.run_in_executor(None, ws.warm_start, plan)
+            # Every window counts tokens: load the tokenizer (0.2 s, 38 MiB) beside the
+            # parse, not in the first request that needs it; not beside the listing and
+            # the cache's load either, whose threads it would hold up on the GIL.
+            counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
             ws.add(hits)
             restored = time.perf_counter()
             done = len(hits)
@@ -242,17 +244,20 @@ class Engine:
         except Exception:
             log.error("scan failed: %s", traceback.format_exc())
         finally:
-            with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
-                await counting
-            if compiling is not None:
-                with contextlib.suppress(Exception):
-                    await compiling
             gc.enable()
             gc.freeze()  # the index lives as long as the server: keep it out of collections
             ws.scanning = False
+            # Ready when the index is: a request that counts tokens, or reads a language
+            # whose queries are still compiling, waits for them (their loaders are locked).
             self.scan_done.set()
             self.listener.policy_changed()
             self.listener.scan_finished(len(ws.entries))
+            if counting is not None:
+                with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
+                    await counting
+            if compiling is not None:
+                with contextlib.suppress(Exception):
+                    await compiling
         if fresh:  # the index is ready; writing the cache must not delay the answers
             try:
                 await loop.run_in_executor(None, ws.persist, fresh)

@@ -9,7 +9,6 @@ through ``read_inside``, which checks the opened descriptor itself.
 
 from __future__ import annotations
 
-import difflib
 import heapq
 import os
 import posixpath
@@ -126,6 +125,8 @@ def close_paths(wanted: str, listed: Iterable[str], n: int = 3) -> list[str]:
     same.sort(key=lambda x: (-_common_tail(parts, x.split("/")), len(x), x))
     # A near spelling needs a near file name: a shared folder alone makes
     # `auth/missing.py` look like `auth/session.py`. File names are short: compared first.
+    import difflib  # (only for a refusal's suggestions: 25 ms of every start-up)
+
     base_match = difflib.SequenceMatcher(b=name)
     scored: list[tuple[float, str]] = []
     for path in [*groups[0], *groups[1], *groups[2]][:CLOSE_POOL]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ctxls.errors import AmbiguousSymbol, UnknownSymbol
@@ -65,6 +64,8 @@ def resolve(outline: Outline, name: str, path: str, line: int | None = None) -> 
                             for d in found]},
         )
     pool = sorted({d.qualname for d in outline.decls} | {d.name for d in outline.decls})
+    import difflib  # (only for an unknown name's suggestions)
+
     close = difflib.get_close_matches(name, pool, n=5, cutoff=0.6)
     if not close:
         lowered = name.lower()
