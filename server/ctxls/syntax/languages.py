@@ -197,8 +197,16 @@ def _folders() -> dict[str, Known]:
     return out
 
 
-@cache
+_LOADING = threading.RLock()  # a request and the scan's background load compile it once
+
+
 def _load_folder(folder: Path) -> Language | None:
+    with _LOADING:
+        return _load_folder_once(folder)
+
+
+@cache
+def _load_folder_once(folder: Path) -> Language | None:
     """One language, compiled once per process. A folder that fails to load (a query that
     does not compile) is recorded in ``load_errors()``: one broken language must not take
     the others down."""
@@ -229,7 +237,7 @@ def load_errors() -> dict[str, str]:
 def reload() -> None:
     """Forget every loaded language and error, so the next call reads ``grammars_dir()``
     again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
-    for cached in (_spec, _folders, _load_folder, _generic_table, _generic, module_system):
+    for cached in (_spec, _folders, _load_folder_once, _generic_table, _generic, module_system):
         cached.cache_clear()
     _errors.clear()
 
