@@ -25,7 +25,7 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
-MEMO_LIMIT = 1 << 17  # receivers remembered at most, so a long session's memory stays flat
+MEMO_LIMIT = 1 << 14  # receivers remembered at most, so a long session's memory stays flat
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
