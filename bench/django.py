@@ -193,7 +193,9 @@ async def start_server(root: Path, cache: Path, label: str) -> tuple[CtxClient, 
     # The search index's background build is off: these figures are the reference index
     # alone (bench/chunks.py measures requests while that build runs).
     client = await CtxClient.start(root, options={"cacheDir": str(cache), "searchPrebuild": False},
-                                   wait_for_index=True, timeout=600)
+                                   wait_for_index=True, timeout=600,
+                                   command=[sys.executable, "-m", "ctxls", "serve",
+                                            "--log-level", "info"])  # (its scan's log line)
     ready = time.perf_counter() - t0
     pid = client.proc.pid
     rss, hwm, kids = rss_mib(pid), hwm_mib(pid), children_rss_mib(pid)
