@@ -74,6 +74,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     # whole names: `$` and `#` (JavaScript's `$el`, `#private`) are name characters too
     word = re.compile(rb"(?<![\w$#])(?:" + b"|".join(re.escape(n.encode()) for n in names)
                       + rb")(?![\w$])")
+    literal = re.compile(b"|".join(re.escape(n.encode()) for n in names))
     for other in sorted(files):
         info = index.files.get(other)
         if info is None or languages.spec_for(info.path) != spec:
@@ -96,7 +97,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                  if other == key and d.qualname == decl.qualname and d is not decl
                  and d.kind in ("function", "method") and not linked}
         tree: ts.Tree | None = None
-        for row in range(v.index.line_count):
+        # only the rows that hold the name: one search of the file for the bare text (a
+        # pattern that starts with a lookbehind is tried at every byte), not one per line
+        for row in sorted({v.index.point(m.start())[0] for m in literal.finditer(v.data)}):
             line = v.index.line(row)
             for m in word.finditer(line):
                 col = m.start()
