@@ -100,15 +100,19 @@ def _files(root: Path, files: dict[str, str]) -> str:
 def test_ecmascript_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
     """`paths` patterns (longest prefix wins, targets relative to baseUrl or the config),
     `baseUrl`, a relative `extends`, comments and trailing commas; the nearest config
-    applies; a target that names no file leaves the specifier a package."""
-    root = _files(tmp_path, {
+    applies; a target that names no file, or one outside the workspace, leaves the specifier
+    a package."""
+    (tmp_path / "outside.ts").write_text("")  # beside the workspace, not in it
+    ws = tmp_path / "ws"
+    root = _files(ws, {
         "tsconfig.base.json": '{"compilerOptions": {"paths": {"@lib/*": ["./libs/*/src"]}}}',
         "tsconfig.json": """{
           // the app's config
           "extends": "./tsconfig.base.json",
           "compilerOptions": {
             "baseUrl": "src", /* "@/*" is no comment */
-            "paths": {"@/*": ["./*"], "@/deep/*": ["./other/*"], "cfg": ["../config/main.ts"],},
+            "paths": {"@/*": ["./*"], "@/deep/*": ["./other/*"], "cfg": ["../config/main.ts"],
+                      "abs/*": ["OUTSIDE/*"], "up/*": ["../../*"]},
           },
         }""",
         "src/util/money.ts": "", "src/other/x.ts": "", "src/plain.ts": "",
@@ -116,6 +120,8 @@ def test_ecmascript_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
         "tools/jsconfig.json": '{"compilerOptions": {"paths": {"@lib/*": ["./vendor/*"]}}}',
         "tools/vendor/a.js": "",
     })
+    config = ws / "tsconfig.json"
+    config.write_text(config.read_text().replace("OUTSIDE", str(tmp_path)))
     es = type(modules.named("ecmascript"))()
     here = "src/app/main.ts"
     assert es.absolute("@/util/money", 0, here, root) == "src/util/money"
@@ -123,10 +129,13 @@ def test_ecmascript_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
     assert es.absolute("cfg", 0, here, root) == "config/main"
     assert es.absolute("plain", 0, here, root) == "src/plain"  # baseUrl
     assert es.absolute("react", 0, here, root) == "react"  # no such file: a package
+    # a target outside the workspace is never looked at: the specifier stays a package
+    assert es.absolute("abs/outside", 0, here, root) == "abs/outside"
+    assert es.absolute("up/outside", 0, here, root) == "up/outside"
     # paths of the nearest config; the extended config's own paths are relative to it
     assert es.absolute("@lib/a", 0, "tools/run.js", root) == "tools/vendor/a"
     fresh = type(es)()
-    (tmp_path / "tsconfig.json").write_text('{"extends": "./tsconfig.base.json"}')
+    config.write_text('{"extends": "./tsconfig.base.json"}')
     assert fresh.absolute("@lib/a", 0, here, root) == "libs/a/src"
 
 

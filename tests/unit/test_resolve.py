@@ -199,11 +199,17 @@ def test_rust_workspace_crates_re_exports_and_traits_in_scope(tmp_path: Path) ->
     flows = f"{tmp_path}/tests/it/flows.rs"
     for target, path in (("add", "core/src/money.rs"), ("check", "tests/it/utils.rs"),
                          ("Parse.parse_from", "core/src/money.rs")):
-        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, target, path)
-        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
         row = 8 if target == "Parse.parse_from" else 7
-        assert [(r.key, r.call.row) for r in resolved] == [(flows, row)], target
-        assert not candidates, target
+        assert _proven(index, tmp_path, path, target) == [(flows, row)], target
+
+
+def _proven(index: RefIndex, tmp_path: Path, path: str, name: str) -> list[tuple[str, int]]:
+    """(file key, row) of each proven call of ``name`` declared in ``path``; asserts that
+    no call is left unresolved."""
+    decl = resolve(index.files[f"{tmp_path}/{path}"].outline, name, path)
+    resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
+    assert not candidates, name
+    return [(r.key, r.call.row) for r in resolved]
 
 
 def _on_disk(tmp_path: Path, files: dict[str, bytes]) -> RefIndex:
@@ -240,10 +246,7 @@ def test_typescript_monorepo_names_resolve_through_paths_and_workspace_packages(
     })
     main = f"{tmp_path}/packages/app/src/main.ts"
     for name, path in (("h", "packages/shared/src/h.ts"), ("add", "packages/core/src/index.ts")):
-        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, name, path)
-        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
-        assert [(r.key, r.call.row) for r in resolved] == [(main, 4)], name
-        assert not candidates, name
+        assert _proven(index, tmp_path, path, name) == [(main, 4)], name
 
 
 def test_a_go_variable_bound_to_a_named_result_has_its_type() -> None:
@@ -481,7 +484,4 @@ def test_rust_modules_through_a_glob_import_and_a_nested_self(tmp_path: Path) ->
     })
     lib = f"{tmp_path}/src/lib.rs"
     for name, path in (("parent", "mock/src/expect.rs"), ("current", "src/dispatch.rs")):
-        decl = resolve(index.files[f"{tmp_path}/{path}"].outline, name, path)
-        resolved, candidates = references(index, f"{tmp_path}/{path}", decl)
-        assert [(r.key, r.call.row) for r in resolved] == [(lib, 5)], name
-        assert not candidates, name
+        assert _proven(index, tmp_path, path, name) == [(lib, 5)], name

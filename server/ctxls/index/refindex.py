@@ -9,9 +9,9 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ctxls.index import modules
 from ctxls.index.modules import ModuleSystem
@@ -24,6 +24,8 @@ from ctxls.syntax.symbols import at_row
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 MAX_HOPS = 6  # re-export chains followed at most this deep
+MEMO_LIMIT = 1 << 14  # answers remembered per table (RefIndex.remembered)
+T = TypeVar("T")
 
 
 class FileInfo(NamedTuple):
@@ -162,11 +164,18 @@ class RefIndex:
         self._scopes[info.key] = (info.tables, found)
         return found
 
-    def memo(self, name: str) -> dict[Any, Any]:
-        """A table of answers named ``name``, emptied whenever the index changes."""
+    def remembered(self, table: str, key: Any, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered under ``key`` in the table named ``table`` until the
+        index changes (each table holds at most MEMO_LIMIT answers, so a long session's
+        memory stays flat)."""
         if self._memo[0] != self._version:
             self._memo = (self._version, {})
-        return self._memo[1].setdefault(name, {})
+        memo = self._memo[1].setdefault(table, {})
+        if key not in memo:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[key] = compute()
+        return memo[key]  # type: ignore[no-any-return]
 
     def bindings_named(self, info: FileInfo, name: str) -> list[Binding]:
         """The file's bindings of ``name``, in row order, from a table kept until the file
@@ -248,14 +257,9 @@ class RefIndex:
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names (remembered until the index changes: C's
         includes look for the header on disk, and a header added is indexed)."""
-        memo = self.memo("absolute")
-        key = (info.key, imp.module, imp.level)
-        found = memo.get(key)
-        if found is None:
-            root = info.key[: len(info.key) - len(info.path)]
-            found = memo[key] = _system(info.path).absolute(imp.module, imp.level, info.path,
-                                                            root)
-        return found
+        root = info.key[: len(info.key) - len(info.path)]
+        return self.remembered("absolute", (info.key, imp.module, imp.level), lambda: _system(
+            info.path).absolute(imp.module, imp.level, info.path, root))
 
     def _tops(self, info: FileInfo) -> dict[str, list[tuple[FileInfo, Decl]]]:
         """What each name means at the top of ``info``'s module, in file then source order:

@@ -25,7 +25,6 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
-MEMO_LIMIT = 1 << 14  # receivers remembered at most, so a long session's memory stays flat
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
@@ -218,13 +217,8 @@ def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
     the index changes (each overload's references judge the same calls again)."""
     if depth:
         return _receiver_of(index, info, call, around, depth)
-    memo = index.memo("receiver")
-    key = (info.key, call, around.span if around is not None else None)
-    if key not in memo:
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[key] = _receiver_of(index, info, call, around, 0)
-    return memo[key]  # type: ignore[no-any-return]
+    return index.remembered("receiver", (info.key, call, around.span if around else None),
+                            lambda: _receiver_of(index, info, call, around, 0))
 
 
 def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
@@ -360,13 +354,7 @@ def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | 
 
 def _bare(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
     """What a bare name means in a file (remembered: C follows every include for it)."""
-    memo = index.memo("bare")
-    key = (info.key, name)
-    if key not in memo:
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[key] = _bare_of(index, info, name)
-    return memo[key]  # type: ignore[no-any-return]
+    return index.remembered("bare", (info.key, name), lambda: _bare_of(index, info, name))
 
 
 def _bare_of(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
@@ -409,13 +397,8 @@ def _enclosing_classes(info: FileInfo, klass: Decl) -> list[Decl]:
 
 def _method(index: RefIndex, info: FileInfo, cls: Decl, name: str) -> tuple[FileInfo, Decl] | None:
     """The method ``name`` of a class or its nearest base that has it (remembered)."""
-    memo = index.memo("method")
-    key = (info.key, cls.qualname, cls.span, name)
-    if key not in memo:
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        memo[key] = _method_of(index, info, cls, name)
-    return memo[key]  # type: ignore[no-any-return]
+    return index.remembered("method", (info.key, cls.qualname, cls.span, name),
+                            lambda: _method_of(index, info, cls, name))
 
 
 def _method_of(index: RefIndex, info: FileInfo, cls: Decl,

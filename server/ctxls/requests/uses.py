@@ -19,13 +19,7 @@ from functools import lru_cache
 import tree_sitter as ts
 
 from ctxls.index.refs import DEFAULT, Call
-from ctxls.index.resolve import (
-    FileInfo,
-    Reference,
-    RefIndex,
-    aliases,
-    judge,
-)
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
@@ -184,11 +178,11 @@ def _doc_type(line: bytes, col: int, pattern: str) -> bool:
 def _start(node: ts.Node | None, spec: UsesSpec, col: int) -> int:
     """Where a use begins: a qualified name's first segment when its last one is the name
     (PHP's `League\\Flysystem\\Config`, as intelephense places it)."""
-    parent = node.parent if node is not None else None
-    if parent is not None and parent.type in spec.qualified_names and \
-            parent.start_point.row == node.start_point.row:  # type: ignore[union-attr]
-        return int(parent.start_point.column)
-    return col
+    if node is None or node.parent is None or node.parent.type not in spec.qualified_names:
+        return col
+    parent = node.parent
+    return int(parent.start_point.column) if parent.start_point.row == node.start_point.row \
+        else col
 
 
 def _a_use(node: ts.Node, spec: UsesSpec, comments: frozenset[str]) -> bool:

@@ -215,8 +215,8 @@ def _existing(target: str, root: str) -> str | None:
     """The module name of the source file ``target`` (relative to the root, with or without
     an extension, or a folder with an index) names, trying the source tree a build output
     folder mirrors (``dist/index.js`` -> ``src/index.ts``); None when there is none."""
-    if target.startswith(".."):
-        return None
+    if target.startswith(("..", "/")):
+        return None  # (outside the workspace: never looked at)
     stem = EXTENSION.sub("", DECLARATION.sub("", target))
     tries = [stem]
     parts = stem.split("/")
