@@ -27,6 +27,7 @@ class Peer:
         self.proc = proc
         self.framer = Framer()
         self.inbox: list[dict[str, Any]] = []
+        self.answer_requests = True  # a peer that never answers the server's requests
         self.stderr = bytearray()  # drained all along, as an editor does: a full pipe blocks
         self.drain = asyncio.ensure_future(self._drain())
 
@@ -57,7 +58,7 @@ class Peer:
             assert data, "the server closed its output"
             for f in self.framer.feed(data):
                 assert isinstance(f, Message)
-                if "method" in f.value and "id" in f.value:  # a request to us: accept it
+                if "method" in f.value and "id" in f.value and self.answer_requests:
                     self.frame({"jsonrpc": "2.0", "id": f.value["id"], "result": None})
                 else:
                     self.inbox.append(f.value)
@@ -189,3 +190,30 @@ async def test_a_log_file_at_info_gets_user_errors_as_one_line(tmp_path: Path) -
     assert len(lines) == 1 and " INFO " in lines[0], lines  # one line, at info
     assert "Traceback" not in log.read_text()
     assert not p.stderr  # the log went to the file, not to stderr
+
+
+async def test_a_client_that_never_accepts_a_progress_token_does_not_stall_the_scan(
+        tmp_path: Path) -> None:
+    """An editor may declare work-done progress and answer the server's create request
+    late, or never: the scan must not wait for it."""
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ctxls", "serve", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    p = Peer(proc)
+    p.answer_requests = False
+    try:
+        await p.ask(0, "initialize", {"processId": os.getpid(), "rootUri": root.as_uri(),
+                                     "capabilities": {"window": {"workDoneProgress": True}},
+                                     "initializationOptions": {"persist": False}})
+        p.frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        status = await p.ask(1, "ctx/status", {"wait": True, "timeout": 15})
+        assert status["result"]["scanning"] is False and status["result"]["indexed"] > 10
+        asked = [m for m in p.inbox if m.get("method") == "window/workDoneProgress/create"]
+        assert len(asked) == 1  # it was asked, and left unanswered
+        begun = [m for m in p.inbox if m.get("method") == "$/progress"]
+        assert not begun  # no progress on a token the client never accepted
+    finally:
+        proc.kill()
+        await proc.wait()

@@ -3,6 +3,7 @@ is answered from a snapshot of it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from typing import Any
@@ -149,27 +150,46 @@ class CtxServer(LanguageServer):
 
 class _Progress(Listener):
     """The scan as work-done progress, for clients that show it; policy problems as
-    diagnostics."""
+    diagnostics. The scan never waits for the client: the progress token is asked for on
+    the side, and reports start once the client has accepted it (a client that answers
+    late, or never, saw a scan that stood still until it did)."""
 
     def __init__(self, ls: CtxServer) -> None:
         self.ls = ls
-        self.token: str | None = None
+        self.token: str | None = None  # accepted by the client and begun
+        self.done = (0, 0)  # the latest (done, planned), for a late start
+        self.finished = False
+        self.asking: asyncio.Task[None] | None = None
 
     async def scan_started(self, planned: int) -> None:
+        self.done, self.finished = (0, planned), False
         window = self.ls.client_capabilities.window
         if window is None or not window.work_done_progress:
             return
-        self.token = f"ctxls-scan-{uuid.uuid4()}"
-        await self.ls.work_done_progress.create_async(self.token)
-        self.ls.work_done_progress.begin(self.token, t.WorkDoneProgressBegin(
-            title="ctxls: indexing", message=f"0/{planned} files", percentage=0))
+        self.asking = asyncio.ensure_future(self._begin(f"ctxls-scan-{uuid.uuid4()}"))
+
+    async def _begin(self, token: str) -> None:
+        try:
+            await self.ls.work_done_progress.create_async(token)
+        except Exception as exc:  # refused: the client shows no progress, the scan goes on
+            log.info("work-done progress refused: %s", exc)
+            return
+        if self.finished:
+            return
+        done, planned = self.done
+        self.ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(
+            title="ctxls: indexing", message=f"{done}/{planned} files",
+            percentage=int(100 * done / max(1, planned))))
+        self.token = token
 
     def scan_progress(self, done: int, planned: int) -> None:
+        self.done = (done, planned)
         if self.token is not None:
             self.ls.work_done_progress.report(self.token, t.WorkDoneProgressReport(
                 message=f"{done}/{planned} files", percentage=int(100 * done / max(1, planned))))
 
     def scan_finished(self, indexed: int) -> None:
+        self.finished = True
         if self.token is not None:
             self.ls.work_done_progress.end(self.token, t.WorkDoneProgressEnd(
                 message=f"{indexed} files indexed"))
