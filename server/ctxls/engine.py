@@ -21,7 +21,7 @@ import multiprocessing.forkserver
 import os
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
 
 
 @attrs.frozen
@@ -113,6 +114,10 @@ class Engine:
         self.watch_task: asyncio.Task[None] | None = None
         self.stop_watching = asyncio.Event()
         self.answering = 0  # requests being answered now: background builds wait for them
+        # files changed on disk (watcher, client), waiting to be indexed again, in order
+        self.changes: dict[str, None] = {}
+        self.reindexing = 0  # of those, taken by the running re-index
+        self.reindex_task: asyncio.Task[None] | None = None
 
     def open(self, roots: list[Path], options: Options | None = None,
              encoding: Encoding = "utf-16") -> None:
@@ -217,26 +222,11 @@ class Engine:
             ws.add(hits)
             restored = time.perf_counter()
             done = len(hits)
-            batches = [misses[i : i + BATCH] for i in range(0, len(misses), BATCH)]
-            pool: Executor | None = None
-            if len(misses) >= POOL_THRESHOLD and ws.options.scan_processes > 1:
-                ctx = multiprocessing.get_context("forkserver")
-                # the forkserver runs lifeline's bind at import: it dies with the server
-                ctx.set_forkserver_preload(["ctxls.index.scan", "ctxls.index.lifeline_server"])
-                pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx,
-                                           initializer=lifeline.bind)
-            try:  # (a scan that used workers stops them, and their forkserver, when done)
-                futures = [loop.run_in_executor(pool, index_batch, b, ws.options.max_file_bytes)
-                           for b in batches]
-                for fut in asyncio.as_completed(futures):
-                    entries = await fut
-                    ws.add(entries)
-                    fresh.extend(entries)
-                    done += len(entries)
-                    self.listener.scan_progress(done, len(plan))
-            finally:
-                if pool is not None:
-                    loop.run_in_executor(None, _stop_workers, pool)
+            async for entries in self._index(misses):
+                ws.add(entries)
+                fresh.extend(entries)
+                done += len(entries)
+                self.listener.scan_progress(done, len(plan))
             log.info("indexed %d files (%d from the cache) in %.2f s: listing %.2f s, "
                      "cache %.2f s, parsing %.2f s", done, len(hits),
                      time.perf_counter() - started, listed - started, restored - listed,
@@ -265,6 +255,75 @@ class Engine:
                 log.error("index cache not written: %s", traceback.format_exc())
         if ws.options.search_prebuild:
             self.search_task = asyncio.create_task(self._build_search())
+
+    async def _index(self, files: list[tuple[str, str]]) -> AsyncIterator[list[FileEntry]]:
+        """Index ``files`` in batches, as each batch is done: in worker processes when there
+        are many (parsing holds the GIL), else on a thread."""
+        ws, loop = self.ws, asyncio.get_running_loop()
+        batches = [files[i : i + BATCH] for i in range(0, len(files), BATCH)]
+        pool: Executor | None = None
+        if len(files) >= POOL_THRESHOLD and ws.options.scan_processes > 1:
+            ctx = multiprocessing.get_context("forkserver")
+            # the forkserver runs lifeline's bind at import: it dies with the server
+            ctx.set_forkserver_preload(["ctxls.index.scan", "ctxls.index.lifeline_server"])
+            pool = ProcessPoolExecutor(ws.options.scan_processes, mp_context=ctx,
+                                       initializer=lifeline.bind)
+        try:  # (workers, and their forkserver, are stopped when done)
+            futures = [loop.run_in_executor(pool, index_batch, b, ws.options.max_file_bytes)
+                       for b in batches]
+            for fut in asyncio.as_completed(futures):
+                yield await fut
+        finally:
+            if pool is not None:
+                loop.run_in_executor(None, _stop_workers, pool)
+
+    def changed(self, uris: list[str]) -> None:
+        """Files changed, created or deleted on disk. A few are indexed again at once, as
+        an editor's save is; files gone leave the index at once; many (a `git checkout`
+        changes thousands) are indexed again in the background, in worker processes, and
+        until they are, answers that depend on the index say so."""
+        ws = self.ws
+        if self.scan_done.is_set() and not self.changes and len(uris) <= FEW_CHANGES:
+            for uri in uris:
+                ws.refresh(uri)
+            ws.reindexed += len(uris)
+            return
+        found = ws.changed_files(uris)
+        if found is None:
+            return
+        todo, gone = found
+        if gone:
+            ws.apply([], gone)
+            ws.reindexed += len(gone)
+        self.changes.update(dict.fromkeys(Path(key).as_uri() for _, key in todo))
+        ws.pending = len(self.changes) + self.reindexing
+        if self.changes and (self.reindex_task is None or self.reindex_task.done()):
+            self.reindex_task = asyncio.create_task(self._reindex())
+
+    async def _reindex(self) -> None:
+        ws = self.ws
+        try:
+            await self.scan_done.wait()  # the scan reads the disk as it is now anyway
+            while self.changes:
+                uris = list(self.changes)
+                self.changes.clear()  # a file changed again meanwhile is queued again
+                self.reindexing = len(uris)
+                found = ws.changed_files(uris)
+                todo, gone = found if found is not None else ([], [])
+                began = time.perf_counter()
+                entries: list[FileEntry] = []
+                async for batch in self._index(todo):
+                    entries += batch
+                ws.apply(entries, gone)
+                ws.reindexed += len(entries) + len(gone)
+                self.reindexing = 0
+                ws.pending = len(self.changes)
+                log.info("indexed %d changed files again, %d gone, in %.2f s", len(entries),
+                         len(gone), time.perf_counter() - began)
+        except Exception:
+            log.error("changed files not indexed: %s", traceback.format_exc())
+            self.changes.clear()
+            self.reindexing = ws.pending = 0
 
     async def _build_search(self) -> None:
         """The search index, built on the event loop in slices: requests are answered
@@ -310,15 +369,16 @@ class Engine:
             async for changes in watchfiles.awatch(*ws.roots, watch_filter=wanted,
                                                    debounce=200, step=50,
                                                    stop_event=self.stop_watching):
+                uris: list[str] = []
                 for _, path in sorted(changes, key=lambda c: c[1]):
                     found = rel_of(path)
                     if found is not None and os.path.isdir(path):  # a new folder: files
                         root, folder = found  # made before its watch was set are missed
-                        for rel, abspath in walk(Path(path)):
-                            if not ignores[root].ignored(f"{folder}/{rel}"):
-                                ws.refresh(Path(abspath).as_uri())
+                        uris += [Path(abspath).as_uri() for rel, abspath in walk(Path(path))
+                                 if not ignores[root].ignored(f"{folder}/{rel}")]
                         continue
-                    ws.refresh(Path(path).as_uri())
+                    uris.append(Path(path).as_uri())
+                self.changed(uris)
                 log.info("watched %d changes on disk", len(changes))
                 if any(p.endswith(POLICY_PATH) for _, p in changes):
                     self.listener.policy_changed()

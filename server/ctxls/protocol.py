@@ -132,6 +132,8 @@ class StatusResult:
     cache: str | None  # the persistent index's database, if any
     search_indexed: int  # files in ctx/search's index so far
     search_ready: bool  # built over the scanned workspace (in the background, or by a search)
+    reindexing: int  # files changed on disk, waiting to be indexed again
+    reindexed: int  # files indexed again (or dropped) after changes on disk, so far
 
 
 @attrs.define

@@ -122,7 +122,8 @@ class Snapshot:
                  refs: RefIndex, entries: Mapping[str, FileEntry], docs: dict[str, DocState],
                  scanning: bool, planned: int, policy: Callable[[Path], Policy],
                  keep: _Keep, search: SearchIndex | None, from_cache: int,
-                 search_ready: bool, cache: str | None) -> None:
+                 search_ready: bool, cache: str | None, pending: int = 0,
+                 reindexed: int = 0) -> None:
         self.roots = roots
         self.options = options
         self.encoding: Encoding = encoding
@@ -130,6 +131,8 @@ class Snapshot:
         self.docs = docs
         self.scanning = scanning  # the scan had not finished when the request began
         self.planned = planned  # files the scan listed
+        self.pending = pending  # files changed on disk, not yet indexed again
+        self.reindexed = reindexed  # files indexed again after changes on disk so far
         self.from_cache = from_cache  # of them, restored from the persistent index
         self.search = search  # ctx/search's index, as current as the request needs it
         self.search_ready = search_ready
@@ -240,13 +243,16 @@ class Snapshot:
 
     @property
     def indexed(self) -> bool:
-        """The initial scan had finished when the request began."""
-        return not self.scanning
+        """The initial scan had finished, and no file changed on disk was waiting to be
+        indexed again, when the request began."""
+        return not self.scanning and not self.pending
 
     def scan_notes(self) -> list[str]:
         """How far the scan is, for an answer that depends on the index and may be partial."""
         if not self.scanning:
-            return []
+            return [f"incomplete: {self.pending:,} files changed on disk are being indexed "
+                    "again; call sites and definitions in them may be out of date"
+                    ] if self.pending else []
         if not self.planned:
             return ["incomplete: the scan is still listing the workspace's files"]
         done = min(len(self._entries), self.planned)

@@ -43,6 +43,8 @@ class Workspace:
         self.docs: dict[str, Document] = {}  # open documents, by absolute path
         self.scanning = False
         self.planned = 0
+        self.pending = 0  # files changed on disk, not yet indexed again
+        self.reindexed = 0  # files indexed again (or dropped) after changes on disk
         self.refs = RefIndex()
         self.stores: dict[Path, Store] = {}
         self.from_cache = 0
@@ -83,6 +85,7 @@ class Workspace:
             planned=self.planned, policy=lambda root: policies.get(root) or Policy(),
             keep=self.put_entry, search=self.search,
             from_cache=self.from_cache, search_ready=self.search_ready,
+            pending=self.pending, reindexed=self.reindexed,
             cache=", ".join(str(s.path) for s in self.stores.values()) or None)
         if path or uri:
             # (a request meets the same error where it reads the file)
@@ -134,29 +137,58 @@ class Workspace:
 
     def refresh(self, uri: str) -> None:
         """Re-read a file from disk (saved, changed or deleted outside the editor)."""
-        try:
-            loc = self.locate(uri=uri)
-        except (OutsideWorkspace, InvalidParams):
+        found = self.changed_files([uri])
+        if found is None:
             return
-        key = str(loc.abspath)
-        store = self._store(loc.root)
-        if loc.abspath.is_file():
-            entry = index_file(loc.path, key, self.options.max_file_bytes)
-            self._own_entries()[key] = entry
+        (todo, gone) = found
+        self.apply([index_file(rel, key, self.options.max_file_bytes) for rel, key in todo],
+                   gone)
+
+    def changed_files(self, uris: list[str]) -> tuple[list[tuple[str, str]], list[str]] | None:
+        """What changes on disk ask of the index: (files to index again as (relative, absolute)
+        paths, absolute paths of files gone, a deleted folder's files included); None when no
+        uri lies in the workspace."""
+        todo: list[tuple[str, str]] = []
+        gone: list[str] = []
+        seen = False
+        for uri in uris:
+            try:
+                loc = self.locate(uri=uri)
+            except (OutsideWorkspace, InvalidParams):
+                continue
+            seen = True
+            key = str(loc.abspath)
+            if loc.abspath.is_file():
+                todo.append((loc.path, key))
+            elif key in self.entries:
+                gone.append(key)
+            else:  # a whole folder is gone
+                gone += [k for k in self.entries if k.startswith(key + os.sep)]
+        return (todo, gone) if seen else None
+
+    def apply(self, entries: list[FileEntry], gone: list[str]) -> None:
+        """Files indexed again, and files gone, replace what the index held of them; the
+        persistent index takes them in one transaction per root."""
+        own = self._own_entries()
+        forgotten: dict[Path, list[str]] = {}
+        for key in gone:
+            old = own.pop(key, None)
+            if old is None:
+                continue
+            self.refs.remove(key)
+            self._indexed_versions.pop(key, None)
+            forgotten.setdefault(self._root_of(key), []).append(old.path)
+        for entry in entries:
+            own[entry.abspath] = entry
+            if entry.tables is None and entry.abspath not in self.docs:
+                self.refs.remove(entry.abspath)  # (no longer parsed: too large, binary)
             self._index_entry(entry)
+            self._indexed_versions.pop(entry.abspath, None)
+        for root, paths in forgotten.items():
+            store = self._store(root)
             if store is not None:
-                store.save([entry])
-        else:  # a file, or a whole folder, is gone
-            entries = self._own_entries()
-            gone = [key] if key in entries else [
-                k for k in entries if k.startswith(key + os.sep)]
-            for k in gone:
-                path = entries.pop(k).path
-                self.refs.remove(k)
-                self._indexed_versions.pop(k, None)
-                if store is not None:
-                    store.forget([path])
-        self._indexed_versions.pop(key, None)
+                store.forget(paths)
+        self.persist(entries)
 
     def _sync_docs(self) -> None:
         """Bring the reference index up to date with open documents."""

@@ -92,3 +92,26 @@ async def test_ignored_files_stay_out(ctx: CtxClient) -> None:
     await until(marker_seen)
     found = await callers(ctx)
     assert "scratch/use.py" not in found and "node_modules/use.py" not in found
+
+
+async def test_a_checkout_sized_change_is_indexed_again_in_one_batch(ctx: CtxClient) -> None:
+    """Hundreds of files changed at once (a `git checkout`) go through worker processes in
+    the background; ctx/status counts them, and the index then has every one."""
+    before = (await ctx.status()).reindexed
+    n = 320  # over the threshold at which worker processes index them
+    for i in range(n):
+        (ctx.root / "billing" / f"gen_{i:03}.py").write_text(
+            "from billing.pricing import compute_line_total\n\n\n"
+            f"def gen_{i}(q, p):\n    return compute_line_total(q, p)\n")
+    began = time.perf_counter()
+    while True:
+        status = await ctx.status()
+        if status.reindexed - before >= n and status.reindexing == 0:
+            break
+        assert time.perf_counter() - began < 60, status
+        await asyncio.sleep(0.1)
+    r = await ctx.request("ctx/references", {"path": "billing/pricing.py",
+                                             "name": "compute_line_total", "limit": 1000})
+    found = {s["path"] for s in r["references"] if s["path"].startswith("billing/gen_")}
+    assert len(found) == n
+    assert r["complete"] is True  # nothing left waiting

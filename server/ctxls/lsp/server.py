@@ -173,8 +173,7 @@ def did_save(ls: CtxServer, params: t.DidSaveTextDocumentParams) -> None:
 
 @server.feature(t.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched(ls: CtxServer, params: t.DidChangeWatchedFilesParams) -> None:
-    for change in params.changes:
-        ls.ws.refresh(change.uri)
+    ls.engine.changed([change.uri for change in params.changes])
     if any(c.uri.endswith(POLICY_PATH) for c in params.changes):
         ls.publish_policy()
 

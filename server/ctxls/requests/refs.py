@@ -17,7 +17,7 @@ from pathlib import Path
 from lsprotocol.types import Location, Position, Range
 
 from ctxls import protocol as p
-from ctxls.errors import InvalidParams, UnknownSymbol
+from ctxls.errors import FileMissing, InvalidParams, UnknownSymbol
 from ctxls.index.refs import Call
 from ctxls.index.related import TestHit, tests_for
 from ctxls.index.related import dependencies as find_dependencies
@@ -62,8 +62,11 @@ def references(snap: Snapshot, params: p.ReferencesParams,
         raise InvalidParams("give `name` or `position`")
     cap = max(1, params.limit)
 
-    def site(ref: Reference) -> p.Site:
-        rv = snap.view_at(ref.key)
+    def site(ref: Reference) -> p.Site | None:
+        try:
+            rv = snap.view_at(ref.key)
+        except FileMissing:  # deleted since it was indexed: its calls are gone with it
+            return None
         c = ref.call
         span = Range(rv.position(c.row, c.col), rv.position(c.row, c.end_col))
         if brief:
@@ -85,8 +88,9 @@ def references(snap: Snapshot, params: p.ReferencesParams,
     complete, notes = _completeness(snap, v, info is not None, unindexed, decl.name, candidates)
     return p.ReferencesResult(
         symbol=decl.qualname, kind=decl.kind, uri=home.loc.uri, path=home.loc.path,
-        references=[site(r) for r in resolved[:cap]],
-        candidates=[site(r) for r in candidates[:cap]] if params.include_candidates else [],
+        references=[s for r in resolved[:cap] if (s := site(r)) is not None],
+        candidates=[s for r in candidates[:cap] if (s := site(r)) is not None]
+        if params.include_candidates else [],
         unindexed_files=unindexed, complete=complete,
         truncated=len(resolved) > cap or (params.include_candidates and len(candidates) > cap),
         version=home.version, notes=notes)

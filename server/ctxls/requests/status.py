@@ -20,7 +20,7 @@ def status(snap: Snapshot, params: p.StatusParams) -> p.StatusResult:
         skipped=sorted(skipped, key=lambda s: s.path), encoding=snap.options.encoding,
         from_cache=snap.from_cache, cache=snap.cache,
         search_indexed=len(snap.search.digests) if snap.search else 0,
-        search_ready=snap.search_ready)
+        search_ready=snap.search_ready, reindexing=snap.pending, reindexed=snap.reindexed)
 
 
 def record_outcome(snap: Snapshot, params: p.OutcomeParams) -> p.OutcomeResult:
