@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from lsprotocol.converters import get_converter
+
+from ctxls.startup import compiled_once
 
 
 def _root_for(path: Path, root: str | None) -> Path:
@@ -53,6 +54,8 @@ def _listing(result: Any) -> str:
 
 def _print(result: Any, as_json: bool) -> None:
     if as_json:
+        from lsprotocol.converters import get_converter
+
         print(json.dumps(get_converter().unstructure(result), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(result.text)
@@ -210,7 +213,8 @@ def _mcp_root(given: str | None) -> Path | None:
 
 def _mcp(args: argparse.Namespace) -> int:
     try:
-        from ctxls.mcp.server import serve as run
+        with compiled_once():
+            from ctxls.mcp.server import serve as run
     except ImportError as exc:
         print(f"ctxls: the MCP server needs the mcp package ({exc}); "
               "install it with: pip install 'ctxls[mcp]'", file=sys.stderr)
@@ -309,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "policy":
         return _policy(args)
     if args.command == "serve":
-        from ctxls.lsp.server import serve as run
+        with compiled_once():
+            from ctxls.lsp.server import serve as run
 
         _logging(args.log_file, args.log_level)
         run(args.tcp)

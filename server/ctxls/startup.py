@@ -1,0 +1,95 @@
+"""A fast start: the methods attrs generates, compiled once and kept on disk.
+
+Importing lsprotocol's types defines about 570 attrs classes, and attrs writes and compiles
+the source of each one's ``__init__``, ``__eq__`` and ``__repr__``: half of the 0.5-1 s a
+server takes before it can answer ``initialize`` is that compiling. The compiled code
+depends only on the generated source and its file name, so it is kept (``marshal``, per
+Python and attrs version) in the cache folder and read back on the next start. Anything
+unexpected (an attrs without the hook, an unreadable or foreign file) means compiling as
+attrs would: the cache can make a start faster, never different.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+# A frozen class's __hash__ embeds hash() of a string, which differs in every process:
+# kept, it would never be found again, and the cache would grow with every start.
+PER_PROCESS = "<attrs generated hash "
+
+
+def _cache_file() -> Path:
+    import attr
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    tag = f"{sys.implementation.cache_tag}-attrs{attr.__version__}"
+    return Path(base) / "ctxls" / f"generated-code-{tag}.marshal"
+
+
+def _load(path: Path) -> dict[bytes, CodeType]:
+    try:
+        with open(path, "rb") as f:
+            found = marshal.load(f)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _save(path: Path, table: dict[bytes, CodeType]) -> None:
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".generated-code-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                marshal.dump(table, f)
+            os.replace(tmp, path)  # whole or not at all: a concurrent start reads either
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+@contextlib.contextmanager
+def compiled_once() -> Iterator[None]:
+    """While the server's modules import, attrs' generated methods come from the cache;
+    what was compiled anew is added to it afterwards."""
+    try:
+        from attr import _make
+    except ImportError:
+        yield
+        return
+    original = getattr(_make, "_compile_and_eval", None)
+    if original is None:  # another attrs: compile as it does
+        yield
+        return
+    path = _cache_file()
+    table = _load(path)
+    added: dict[bytes, CodeType] = {}
+
+    def compile_and_eval(script: str, globs: dict[str, Any] | None,
+                         locs: Mapping[str, object] | None = None,
+                         filename: str = "") -> None:
+        key = hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
+        code = table.get(key)
+        if code is None:
+            code = compile(script, filename, "exec")
+            if not filename.startswith(PER_PROCESS):
+                added[key] = code
+        eval(code, globs, locs)
+
+    _make._compile_and_eval = compile_and_eval
+    try:
+        yield
+    finally:
+        _make._compile_and_eval = original
+        if added:
+            _save(path, {**table, **added})
