@@ -66,13 +66,20 @@ class FileEntry:
         return out
 
 
-def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
-    for base, spec in specs:
+def _ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool,
+             extra: pathspec.GitIgnoreSpec | None = None) -> bool:
+    """As git decides: the deepest ignore file with a pattern that matches decides (a
+    folder's ``!a.log`` takes back its parent's ``*.log``), and within one file the last
+    matching pattern. The ``exclude`` option (``extra``) is over all of them."""
+    if extra is not None and extra.match_file(rel + "/" if is_dir else rel):
+        return True
+    for base, spec in reversed(specs):
         if base and not rel.startswith(base + "/"):
             continue
         sub = rel[len(base) + 1 :] if base else rel
-        if spec.match_file(sub + "/" if is_dir else sub):
-            return True
+        include = spec.check_file(sub + "/" if is_dir else sub).include
+        if include is not None:
+            return include
     return False
 
 
@@ -116,18 +123,17 @@ class Ignores:
 
     def ignored(self, rel: str) -> bool:
         parts = rel.split("/")
-        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = [("", self.extra)] if self.extra \
-            else []
+        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
         for i in range(len(parts)):
             here = "/".join(parts[:i])
             spec = self._folder_spec(here)
             if spec is not None:
                 specs.append((here, spec))
             if i == len(parts) - 1:
-                return _ignored(specs, rel, False)
+                return _ignored(specs, rel, False, self.extra)
             folder = "/".join(parts[: i + 1])
-            if parts[i] in ALWAYS_SKIP or _ignored(specs, folder, True) or os.path.exists(
-                    os.path.join(self.root, folder, "pyvenv.cfg")):
+            if parts[i] in ALWAYS_SKIP or _ignored(specs, folder, True, self.extra) \
+                    or os.path.exists(os.path.join(self.root, folder, "pyvenv.cfg")):
                 return True
         return False
 
@@ -136,8 +142,7 @@ def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[
     """(relative POSIX path, absolute path) of every file not ignored, in sorted order.
     Strings, not Paths: a pathlib object per file costs more than the rest of the walk."""
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-    if extra_excludes:
-        specs.append(("", _spec(extra_excludes)))
+    extra = _spec(extra_excludes) if extra_excludes else None
 
     def visit(folder: str, rel: str) -> Iterator[tuple[str, str]]:
         pushed = False
@@ -160,9 +165,9 @@ def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[
                     if item.name in ALWAYS_SKIP or os.path.exists(
                             os.path.join(item.path, "pyvenv.cfg")):
                         continue
-                    if not _ignored(specs, child, True):
+                    if not _ignored(specs, child, True, extra):
                         yield from visit(item.path, child)
-                elif item.is_file() and not _ignored(specs, child, False):
+                elif item.is_file() and not _ignored(specs, child, False, extra):
                     yield child, item.path
             except OSError:
                 continue
