@@ -290,7 +290,14 @@ class RefIndex:
 
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
         """The declaration ``name`` means at the top of ``info``'s module, re-exports followed;
-        a definition before a prototype (C's header and source are one module)."""
+        a definition before a prototype (C's header and source are one module). Remembered
+        until the index changes: barrels of `export * from` each other made the search of a
+        name no module declares grow as their fan-out to the power of the hops (babel:
+        minutes for one textDocument/references)."""
+        return self.remembered("export", (info.key, name, hops),
+                               lambda: self._export(info, name, hops))
+
+    def _export(self, info: FileInfo, name: str, hops: int) -> tuple[FileInfo, Decl] | None:
         prototype: tuple[FileInfo, Decl] | None = None
         for member, d in self._tops(info).get(name, ()):
             if prototype is not None and member is prototype[0]:
