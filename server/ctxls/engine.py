@@ -33,7 +33,7 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import NotInitialized
-from ctxls.index import lifeline
+from ctxls.index import lifeline, modules
 from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
 from ctxls.index.search import SearchIndex
 from ctxls.paths import target_file
@@ -227,7 +227,8 @@ class Engine:
             # a request first reads a file of it. Not beside the listing and the cache's
             # load, whose threads they would hold up on the GIL (1 s on vuejs/core).
             counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
-            compiling = loop.run_in_executor(None, _load_languages, plan)
+            compiling = loop.run_in_executor(None, _load_languages, plan,
+                                             [str(r) for r in ws.roots])
             ws.add(hits)
             restored = time.perf_counter()
             done = len(hits)
@@ -420,14 +421,23 @@ def _forget(index: SearchIndex, paths: list[str]) -> None:
         index.forget(path)
 
 
-def _load_languages(plan: list[tuple[str, str]]) -> None:
-    """Compile the queries of every language the plan has a file of."""
+def _load_languages(plan: list[tuple[str, str]], roots: list[str]) -> None:
+    """Compile the queries of every language the plan has a file of, and let their module
+    systems read what they read once per root (a monorepo's package.json files)."""
     seen: set[str] = set()
+    systems: set[str] = set()
     for rel, _ in plan:
         ext = os.path.splitext(rel)[1].lower()
         if ext not in seen:
             seen.add(ext)
             languages.for_path(rel)
+            system = languages.module_system(rel)
+            if system is not None:
+                systems.add(system)
+    for name in sorted(systems):
+        for root in roots:
+            with contextlib.suppress(Exception):  # (a request meets the same error later)
+                modules.named(name).prepare(f"{root}/")
 
 
 def _stop_workers(pool: Executor) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ctxls.config import Options
 from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
+from ctxls.index import modules
 from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file, walk
@@ -208,7 +209,9 @@ class Workspace:
     def scan_plan(self) -> list[tuple[str, str]]:
         plan: list[tuple[str, str]] = []
         for root in self.roots:
-            plan.extend(walk(root, self.options.exclude))
+            mine = list(walk(root, self.options.exclude))
+            modules.listed(str(root), [rel for rel, _ in mine])  # (their manifests' folders)
+            plan.extend(mine)
         self.planned = len(plan)
         return plan
 
