@@ -69,6 +69,36 @@ def locate(roots: list[Path], path: str | None = None, uri: str | None = None) -
         "refused without reading it")
 
 
+def locate_many(roots: list[Path], uris: list[str]) -> list[Located | None]:
+    """``locate`` for many URIs at once (a checkout's thousands of changed files): a
+    folder's real path is looked up once, not once per file in it. A path that is not
+    plainly inside a root (``..``, a link on the way, a link as the file) is located in
+    full; one outside the roots, or no file: URI, is None."""
+    real: dict[str, str] = {}
+    out: list[Located | None] = []
+    for uri in uris:
+        try:
+            raw = file_path(uri)
+        except InvalidParams:
+            out.append(None)
+            continue
+        text = str(raw)
+        folder, _, name = text.rpartition("/")
+        root = next((r for r in roots if text.startswith(f"{r}/")), None)
+        if folder not in real:
+            real[folder] = os.path.realpath(folder)
+        if root is not None and real[folder] == folder and name not in ("", ".", "..") \
+                and "/./" not in text and "/../" not in text and not os.path.islink(text):
+            rel = text[len(str(root)) + 1 :]
+            out.append(Located(root, raw, rel, raw.as_uri()))
+            continue
+        try:
+            out.append(locate(roots, uri=uri))
+        except (OutsideWorkspace, InvalidParams, FileMissing):
+            out.append(None)
+    return out
+
+
 def target_file(params: object) -> tuple[str | None, str | None]:
     """The file a request names, as ``(path, uri)``: its own ``path`` / ``textDocument.uri``,
     else its target's ``path`` / ``uri``. Two different files are refused; they are compared

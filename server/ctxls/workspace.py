@@ -24,7 +24,7 @@ from ctxls.index.scan import FileEntry, index_file, walk
 from ctxls.index.search import SearchIndex
 from ctxls.index.store import Store, default_dir, warm
 from ctxls.index.tables import Tables
-from ctxls.paths import Located, locate
+from ctxls.paths import Located, locate, locate_many
 from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.snapshot import DocState, Snapshot
 from ctxls.syntax import languages
@@ -152,10 +152,8 @@ class Workspace:
         todo: list[tuple[str, str]] = []
         gone: list[str] = []
         seen = False
-        for uri in uris:
-            try:
-                loc = self.locate(uri=uri)
-            except (OutsideWorkspace, InvalidParams):
+        for loc in locate_many(self.roots, uris):
+            if loc is None:
                 continue
             seen = True
             key = str(loc.abspath)

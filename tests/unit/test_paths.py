@@ -37,3 +37,35 @@ def test_close_paths_compares_a_bounded_pool_same_folder_first() -> None:
     listed = [f"pkg/m{i}.py" for i in range(2 * CLOSE_POOL)] + ["auth/tokens.py"]
     assert close_paths("auth/tokns.py", listed) == ["auth/tokens.py"]
     assert close_paths("other/tokns.py", listed) == []  # beyond the pool: not compared
+
+
+def test_locating_many_at_once_agrees_with_locating_each(tmp_path: Path) -> None:
+    """A checkout's changed files are located together, each folder's real path looked up
+    once; links, `..` and paths outside are located in full, as one at a time."""
+    from ctxls.errors import CtxError
+    from ctxls.paths import locate, locate_many
+
+    root = tmp_path / "ws"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "x.py").write_text("x = 1\n")
+    (root / "a" / "y.py").write_text("y = 1\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("s = 1\n")
+    (root / "link_out").symlink_to(outside)
+    (root / "a" / "link_in").symlink_to(root / "a" / "b")
+    (root / "a" / "file_link.py").symlink_to(outside / "secret.py")
+    uris = [(root / "a" / "b" / "x.py").as_uri(), (root / "a" / "y.py").as_uri(),
+            (root / "a" / "gone.py").as_uri(), (root / "link_out" / "secret.py").as_uri(),
+            (root / "a" / "link_in" / "x.py").as_uri(), (root / "a" / "file_link.py").as_uri(),
+            f"{(root / 'a').as_uri()}/../a/y.py", (outside / "secret.py").as_uri(),
+            "untitled:Untitled-1"]
+    one_by_one = []
+    for uri in uris:
+        try:
+            one_by_one.append(locate([root], uri=uri))
+        except CtxError:
+            one_by_one.append(None)
+    assert locate_many([root], uris) == one_by_one
+    assert [x is not None for x in one_by_one] == [True, True, True, False, True, False,
+                                                   True, False, False]

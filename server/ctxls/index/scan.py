@@ -107,10 +107,14 @@ class Ignores:
         self.root = str(root)
         self.extra = _spec(extra_excludes) if extra_excludes else None
         self._specs: dict[str, pathspec.GitIgnoreSpec | None] = {}  # folder -> .gitignore
+        # folder -> skipped?, decided once: a checkout reports thousands of paths in the
+        # same few folders, and each asked every folder above it again (2-4 s on babel)
+        self._folders: dict[str, bool] = {}
 
     def forget(self, folder: str) -> None:
         """A folder's .gitignore changed: read it again when next asked."""
         self._specs.pop(folder, None)
+        self._folders.clear()
 
     def _folder_spec(self, folder: str) -> pathspec.GitIgnoreSpec | None:
         if folder not in self._specs:
@@ -121,21 +125,32 @@ class Ignores:
                 self._specs[folder] = None
         return self._specs[folder]
 
-    def ignored(self, rel: str) -> bool:
-        parts = rel.split("/")
-        specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-        for i in range(len(parts)):
+    def _specs_for(self, folder: str) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+        """The ignore files that apply inside ``folder``: its own and every one above."""
+        parts = folder.split("/") if folder else []
+        out = []
+        for i in range(len(parts) + 1):
             here = "/".join(parts[:i])
             spec = self._folder_spec(here)
             if spec is not None:
-                specs.append((here, spec))
-            if i == len(parts) - 1:
-                return _ignored(specs, rel, False, self.extra)
-            folder = "/".join(parts[: i + 1])
-            if parts[i] in ALWAYS_SKIP or _ignored(specs, folder, True, self.extra) \
-                    or os.path.exists(os.path.join(self.root, folder, "pyvenv.cfg")):
-                return True
-        return False
+                out.append((here, spec))
+        return out
+
+    def _folder_skipped(self, folder: str) -> bool:
+        found = self._folders.get(folder)
+        if found is None:
+            parent, _, name = folder.rpartition("/")
+            found = (bool(parent) and self._folder_skipped(parent)) or name in ALWAYS_SKIP \
+                or _ignored(self._specs_for(parent), folder, True, self.extra) \
+                or os.path.exists(os.path.join(self.root, folder, "pyvenv.cfg"))
+            self._folders[folder] = found
+        return found
+
+    def ignored(self, rel: str) -> bool:
+        folder = rel.rpartition("/")[0]
+        if folder and self._folder_skipped(folder):
+            return True
+        return _ignored(self._specs_for(folder), rel, False, self.extra)
 
 
 def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[str, str]]:
