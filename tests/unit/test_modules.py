@@ -304,7 +304,7 @@ def test_manifests_from_the_scan_s_listing_are_those_a_walk_finds(tmp_path: Path
                 "b/package.json", "ab/package.json", "node_modules/x/package.json",
                 ".hidden/package.json", "c/d/e/package.json", "a/x.ts"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text('{"name": "%s"}' % rel)
+        (tmp_path / rel).write_text(f'{{"name": "{rel}"}}')
     names = ("tsconfig.json", "package.json")
     walked = list(modules.manifests(str(tmp_path), names))
     modules.listed(str(tmp_path), [rel for rel, _ in walk(tmp_path)])
