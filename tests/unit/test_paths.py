@@ -3,6 +3,8 @@ that is missing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ctxls import protocol as p
