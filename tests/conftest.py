@@ -44,3 +44,14 @@ def store(postgres: Postgres, request: pytest.FixtureRequest) -> str:
     """The address (with its password) of a fresh, empty database for one test."""
     name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + f"_{os.getpid()}"
     return postgres.create_db(name)
+
+
+@pytest.fixture(scope="session")
+def ray_local() -> Iterator[None]:
+    """A real local Ray with 2 CPUs, started once (it takes seconds) and shut down at the
+    end of the session."""
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

@@ -289,7 +289,8 @@ corpus AS (
   WHERE m.repo = %(repo)s AND m.commit = %(commit)s AND starts_with(m.path, %(prefix)s)
     AND NOT (m.path = ANY(%(excluded)s))),
 totals AS (
-  SELECT coalesce(sum(b.chunks), 0) + %(ln)s AS n, coalesce(sum(b.tokens), 0) + %(ltok)s AS tok
+  SELECT (coalesce(sum(b.chunks), 0) + %(ln)s)::bigint AS n,
+         (coalesce(sum(b.tokens), 0) + %(ltok)s)::bigint AS tok
   FROM corpus c JOIN ctxls_blobs b ON b.fingerprint = %(fp)s AND b.digest = c.digest
     AND b.language = c.language),
 matched AS (
@@ -300,8 +301,8 @@ matched AS (
   CROSS JOIN LATERAL unnest(k.terms, k.freqs) AS x(t, f)
   WHERE k.terms && %(q)s::text[] AND x.t = ANY(%(q)s::text[])),
 idf AS (
-  SELECT q.t, greatest(ln((totals.n - (q.ldf + count(m.t)) + 0.5)
-                          / ((q.ldf + count(m.t)) + 0.5)), 1e-6) AS w
+  SELECT q.t, greatest(ln((totals.n::float8 - (q.ldf + count(m.t)) + 0.5)
+                          / ((q.ldf + count(m.t)) + 0.5)), 1e-6)::float8 AS w
   FROM q CROSS JOIN totals LEFT JOIN matched m ON m.t = q.t GROUP BY q.t, q.ldf, totals.n),
 scored AS (
   SELECT m.path, m.suffix, m.symbol, m.kind, m.granularity, m.parents,

@@ -34,14 +34,15 @@ def search(snap: Snapshot, params: p.SearchParams) -> p.SearchResult:
         raise InvalidParams("`query` is empty")
     index = snap.search
     assert index is not None, "refresh() runs before a search"
-    found, lost = _hits(snap, params.query, max(1, min(params.limit, 200)))
+    found, lost, files = _hits(snap, params.query, max(1, min(params.limit, 200)))
     notes = snap.scan_notes()
     if lost is not None:
         notes.append(f"incomplete: the shared index was lost ({lost}); only this server's "
                      "own files were searched, and the next search indexes every file here")
     return p.SearchResult(params.query, [
         p.SearchHit(h.chunk_id, snap.locate(path=h.path).uri, h.path, h.symbol, h.kind,
-                    h.granularity, round(h.score, 4)) for h in found], len(index.digests),
+                    h.granularity, round(h.score, 4)) for h in found],
+        len(index.digests) if files is None else files,
         complete=snap.indexed and lost is None, notes=notes)
 
 
@@ -49,8 +50,10 @@ def hits(snap: Snapshot, query: str, limit: int) -> list[Hit]:
     return _hits(snap, query, limit)[0]
 
 
-def _hits(snap: Snapshot, query: str, limit: int) -> tuple[list[Hit], str | None]:
-    """The hits, and why the shared index failed if it did."""
+def _hits(snap: Snapshot, query: str, limit: int
+          ) -> tuple[list[Hit], str | None, int | None]:
+    """The hits, why the shared index failed if it did, and the files searched when the
+    shared index was."""
     shared = snap.shared
     lost = None
     if shared is not None and shared.state == "connected" and shared.roots:
@@ -61,11 +64,11 @@ def _hits(snap: Snapshot, query: str, limit: int) -> tuple[list[Hit], str | None
                 return found[1] if found is not None else None
 
             try:
-                return shared.search(query, limit, mine, chunks_of), None
+                return shared.search(query, limit, mine, chunks_of), None, len(mine)
             except StoreError as exc:
                 lost = str(exc)
     index = snap.search
-    return (index.search(query, limit) if index is not None else []), lost
+    return (index.search(query, limit) if index is not None else []), lost, None
 
 
 def _scope(ws: Workspace) -> set[str] | None:
