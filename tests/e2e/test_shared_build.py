@@ -24,8 +24,12 @@ def rows(dsn: str) -> dict[str, Any]:
             "blobs": sorted((*r[:4], pickle.loads(r[4]), *r[5:]) for r in conn.execute(
                 "SELECT digest, language, errors, names, payload, chunks, tokens "
                 "FROM ctxls_blobs")),
-            "chunks": sorted(conn.execute("SELECT digest, ord, suffix, symbol, length, terms, "
-                                          "freqs FROM ctxls_chunks").fetchall()),
+            "chunks": sorted(conn.execute(
+                "SELECT b.digest, k.ord, k.suffix, k.symbol FROM ctxls_chunks k "
+                "JOIN ctxls_blobs b ON b.id = k.blob").fetchall()),
+            "postings": sorted(conn.execute(
+                "SELECT p.term, b.digest, p.ords, p.freqs, p.lengths FROM ctxls_postings p "
+                "JOIN ctxls_blobs b ON b.id = p.blob").fetchall()),
             "manifest": sorted(conn.execute("SELECT repo, commit, path, digest FROM "
                                             "ctxls_manifests").fetchall()),
         }

@@ -1,13 +1,15 @@
 """The shared index in PostgreSQL: content-addressed tables, a manifest per commit, and
 BM25 over the commit's chunks, in the database.
 
-Four tables. ``ctxls_blobs`` holds a file content's tables (the same payload, names and
+Five tables. ``ctxls_blobs`` holds a file content's tables (the same payload, names and
 error count the SQLite cache holds), keyed by (fingerprint, digest, language): the
 extraction version, the content hash and the grammar that read it (an empty
 ``__init__.py`` and an empty ``index.js`` share bytes, not tables), so every commit,
 branch and repository that has the same file shares one row, and a new ctxls never reads
 an older one's tables.
-``ctxls_chunks`` holds the search terms of each blob's chunks (``index/terms.py``).
+``ctxls_chunks`` names each blob's chunks, and ``ctxls_postings`` holds, per term and blob,
+the chunks holding the term with its weighted count and their lengths (``index/terms.py``):
+what BM25 needs, read by term.
 ``ctxls_manifests`` lists, per (repository, commit), each file's path, digest and size;
 ``ctxls_commits`` says which commits were built, by which version. The batch builder
 writes (``publish``); sidecars only read, so they can run with a read-only role.
@@ -31,17 +33,18 @@ CONNECT_TIMEOUT = 2.5  # seconds
 STATEMENT_TIMEOUT_MS = 15_000
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ctxls_blobs (
+  id bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   fingerprint text NOT NULL, digest text NOT NULL, language text NOT NULL,
   non_utf8 boolean NOT NULL, errors integer NOT NULL, names text, payload bytea NOT NULL,
   chunks integer NOT NULL, tokens bigint NOT NULL,
   PRIMARY KEY (fingerprint, digest, language));
 CREATE TABLE IF NOT EXISTS ctxls_chunks (
-  fingerprint text NOT NULL, digest text NOT NULL, language text NOT NULL,
-  ord integer NOT NULL, suffix text NOT NULL, symbol text, kind text NOT NULL,
-  granularity text NOT NULL, parents text NOT NULL, length integer NOT NULL,
-  terms text[] NOT NULL, freqs real[] NOT NULL,
-  PRIMARY KEY (fingerprint, digest, language, ord));
-CREATE INDEX IF NOT EXISTS ctxls_chunks_terms ON ctxls_chunks USING gin (terms);
+  blob bigint NOT NULL, ord integer NOT NULL, suffix text NOT NULL, symbol text,
+  kind text NOT NULL, granularity text NOT NULL, parents text NOT NULL,
+  PRIMARY KEY (blob, ord));
+CREATE TABLE IF NOT EXISTS ctxls_postings (
+  term text NOT NULL, blob bigint NOT NULL, ords integer[] NOT NULL, freqs real[] NOT NULL,
+  lengths integer[] NOT NULL, PRIMARY KEY (term, blob));
 CREATE TABLE IF NOT EXISTS ctxls_manifests (
   repo text NOT NULL, commit text NOT NULL, path text NOT NULL, digest text NOT NULL,
   language text NOT NULL, size bigint NOT NULL, PRIMARY KEY (repo, commit, path));
@@ -49,7 +52,19 @@ CREATE TABLE IF NOT EXISTS ctxls_commits (
   repo text NOT NULL, commit text NOT NULL, fingerprint text NOT NULL, files integer NOT NULL,
   built_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (repo, commit, fingerprint));
 """
-TABLES = ("ctxls_blobs", "ctxls_chunks", "ctxls_manifests", "ctxls_commits")
+# Where the builder stages a batch before it joins the tables (rows another builder wrote
+# meanwhile are skipped, and blobs get their ids).
+STAGING = """
+CREATE TEMP TABLE IF NOT EXISTS new_blobs (
+  fingerprint text, digest text, language text, non_utf8 boolean, errors integer,
+  names text, payload bytea, chunks integer, tokens bigint) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS new_chunks (
+  digest text, language text, ord integer, suffix text, symbol text, kind text,
+  granularity text, parents text, length integer, terms text[], freqs real[])
+  ON COMMIT DELETE ROWS;
+"""
+TABLES = ("ctxls_blobs", "ctxls_chunks", "ctxls_postings", "ctxls_manifests",
+          "ctxls_commits")
 
 
 class StoreError(Exception):
@@ -159,7 +174,7 @@ def create_schema(conn: psycopg.Connection[Any]) -> None:
 
 
 def has_schema(conn: psycopg.Connection[Any]) -> bool:
-    row = conn.execute("SELECT to_regclass('ctxls_commits') IS NOT NULL").fetchone()
+    row = conn.execute("SELECT to_regclass('ctxls_postings') IS NOT NULL").fetchone()
     return bool(row and row[0])
 
 
@@ -184,10 +199,7 @@ def write_blobs(conn: psycopg.Connection[Any], fingerprint: str, built: Iterable
     one insert that skips what another builder wrote meanwhile). (blobs, chunks, bytes)."""
     blobs = chunks = size = 0
     with conn.transaction():
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS new_blobs "
-                     "(LIKE ctxls_blobs) ON COMMIT DELETE ROWS")
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS new_chunks "
-                     "(LIKE ctxls_chunks) ON COMMIT DELETE ROWS")
+        conn.execute(STAGING)
         with conn.cursor() as cur:
             with cur.copy("COPY new_blobs FROM STDIN") as cp_blobs:
                 rows: list[tuple[Blob, ChunkRow]] = []
@@ -202,15 +214,33 @@ def write_blobs(conn: psycopg.Connection[Any], fingerprint: str, built: Iterable
                     rows.extend((blob, c) for c in b.chunks)
             with cur.copy("COPY new_chunks FROM STDIN") as cp_chunks:
                 for blob, c in rows:
-                    cp_chunks.write_row((fingerprint, blob.digest, blob.language, c.ord,
-                                         c.suffix, c.symbol, c.kind, c.granularity, c.parents,
-                                         c.length, c.terms, c.freqs))
+                    cp_chunks.write_row((blob.digest, blob.language, c.ord, c.suffix, c.symbol,
+                                         c.kind, c.granularity, c.parents, c.length,
+                                         _array(c.terms), _array(c.freqs)))
                     chunks += 1
-            cur.execute("INSERT INTO ctxls_blobs SELECT DISTINCT ON (fingerprint, digest, "
+            cur.execute("INSERT INTO ctxls_blobs (fingerprint, digest, language, non_utf8, "
+                        "errors, names, payload, chunks, tokens) SELECT DISTINCT ON (digest, "
                         "language) * FROM new_blobs ON CONFLICT DO NOTHING")
-            cur.execute("INSERT INTO ctxls_chunks SELECT DISTINCT ON (fingerprint, digest, "
-                        "language, ord) * FROM new_chunks ON CONFLICT DO NOTHING")
+            # (the staged chunks, each content's once, with their blob's id)
+            staged = ("(SELECT DISTINCT ON (n.digest, n.language, n.ord) b.id AS blob, n.* "
+                      "FROM new_chunks n JOIN ctxls_blobs b ON b.fingerprint = %s "
+                      "AND b.digest = n.digest AND b.language = n.language) s")
+            cur.execute("INSERT INTO ctxls_chunks SELECT s.blob, s.ord, s.suffix, s.symbol, "
+                        f"s.kind, s.granularity, s.parents FROM {staged} "
+                        "ON CONFLICT DO NOTHING", (fingerprint,))
+            cur.execute("INSERT INTO ctxls_postings SELECT x.t, s.blob, "
+                        "array_agg(s.ord ORDER BY s.ord), array_agg(x.f ORDER BY s.ord), "
+                        f"array_agg(s.length ORDER BY s.ord) FROM {staged} "
+                        "CROSS JOIN LATERAL unnest(s.terms, s.freqs) AS x(t, f) "
+                        "GROUP BY x.t, s.blob ON CONFLICT DO NOTHING", (fingerprint,))
     return blobs, chunks, size
+
+
+def _array(values: Sequence[object]) -> str:
+    """An array literal, written by hand: the driver's dumper costs a Python call per
+    element. Terms are runs of letters and digits (never a quote, a backslash or a
+    separator); every element is quoted, so a term ``null`` stays a word."""
+    return '{"' + '","'.join(map(str, values)) + '"}' if values else "{}"
 
 
 def write_manifest(conn: psycopg.Connection[Any], repo: str, commit: str, fingerprint: str,
@@ -284,37 +314,36 @@ def blobs(conn: psycopg.Connection[Any], fingerprint: str, keys: Sequence[tuple[
 # matches, carrying the corpus figures the sidecar scores its own chunks with.
 SEARCH = """
 WITH q AS (SELECT t, ldf FROM unnest(%(q)s::text[], %(ldf)s::int[]) AS x(t, ldf)),
-corpus AS (
-  SELECT m.path, m.digest, m.language FROM ctxls_manifests m
+corpus AS MATERIALIZED (
+  SELECT m.path, b.id AS blob, b.chunks, b.tokens FROM ctxls_manifests m
+  JOIN ctxls_blobs b ON b.fingerprint = %(fp)s AND b.digest = m.digest
+    AND b.language = m.language
   WHERE m.repo = %(repo)s AND m.commit = %(commit)s AND starts_with(m.path, %(prefix)s)
     AND NOT (m.path = ANY(%(excluded)s))),
 totals AS (
-  SELECT (coalesce(sum(b.chunks), 0) + %(ln)s)::bigint AS n,
-         (coalesce(sum(b.tokens), 0) + %(ltok)s)::bigint AS tok
-  FROM corpus c JOIN ctxls_blobs b ON b.fingerprint = %(fp)s AND b.digest = c.digest
-    AND b.language = c.language),
-matched AS (
-  SELECT c.path, k.digest, k.ord, k.suffix, k.symbol, k.kind, k.granularity, k.parents,
-         k.length, x.t, x.f
-  FROM corpus c JOIN ctxls_chunks k ON k.fingerprint = %(fp)s AND k.digest = c.digest
-    AND k.language = c.language
-  CROSS JOIN LATERAL unnest(k.terms, k.freqs) AS x(t, f)
-  WHERE k.terms && %(q)s::text[] AND x.t = ANY(%(q)s::text[])),
+  SELECT (coalesce(sum(chunks), 0) + %(ln)s)::bigint AS n,
+         (coalesce(sum(tokens), 0) + %(ltok)s)::bigint AS tok FROM corpus),
+matched AS MATERIALIZED (
+  SELECT c.path, p.blob, u.ord, u.len, p.term AS t, u.f
+  FROM ctxls_postings p JOIN corpus c ON c.blob = p.blob
+  CROSS JOIN LATERAL unnest(p.ords, p.freqs, p.lengths) AS u(ord, f, len)
+  WHERE p.term = ANY(%(q)s::text[])),
 idf AS (
   SELECT q.t, greatest(ln((totals.n::float8 - (q.ldf + count(m.t)) + 0.5)
                           / ((q.ldf + count(m.t)) + 0.5)), 1e-6)::float8 AS w
   FROM q CROSS JOIN totals LEFT JOIN matched m ON m.t = q.t GROUP BY q.t, q.ldf, totals.n),
 scored AS (
-  SELECT m.path, m.suffix, m.symbol, m.kind, m.granularity, m.parents,
-         sum(idf.w * m.f * (%(k1)s + 1) / (m.f + %(k1)s * (1 - %(b)s + %(b)s * m.length
+  SELECT m.path, m.blob, m.ord,
+         sum(idf.w * m.f * (%(k1)s + 1) / (m.f + %(k1)s * (1 - %(b)s + %(b)s * m.len
              / greatest(totals.tok::float8 / greatest(totals.n, 1), 1e-9)))) AS score
   FROM matched m JOIN idf ON idf.t = m.t CROSS JOIN totals
-  GROUP BY m.path, m.digest, m.ord, m.suffix, m.symbol, m.kind, m.granularity, m.parents
-  ORDER BY score DESC, m.path, m.ord LIMIT %(limit)s)
+  GROUP BY m.path, m.blob, m.ord ORDER BY score DESC, m.path, m.ord LIMIT %(limit)s)
 SELECT totals.n, totals.tok, (SELECT array_agg(idf.t ORDER BY idf.t) FROM idf),
        (SELECT array_agg(idf.w ORDER BY idf.t) FROM idf),
-       s.path, s.suffix, s.symbol, s.kind, s.granularity, s.parents, s.score
-FROM totals LEFT JOIN scored s ON true ORDER BY s.score DESC NULLS LAST, s.path, s.suffix
+       s.path, k.suffix, k.symbol, k.kind, k.granularity, k.parents, s.score
+FROM totals LEFT JOIN (scored s JOIN ctxls_chunks k ON k.blob = s.blob AND k.ord = s.ord)
+  ON true
+ORDER BY s.score DESC NULLS LAST, s.path, k.suffix
 """
 
 

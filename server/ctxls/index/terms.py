@@ -16,9 +16,11 @@ query (``compute_line_total``) as a phrase, this matches its words.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 
 import attrs
@@ -57,19 +59,18 @@ def columns(chunk: Chunk) -> tuple[str, str, str]:
 class Terms:
     """One chunk as BM25 sees it: weighted frequency per term, and its length."""
 
-    freqs: dict[str, float]
+    freqs: dict[str, int]
     length: int  # tokens over every column
 
 
 def chunk_terms(chunk: Chunk) -> Terms:
-    counts: dict[str, float] = {}
-    length = 0
-    for weight, text in zip(WEIGHTS, columns(chunk), strict=True):
-        found = tokens(text)
-        length += len(found)
-        for t in found:
-            counts[t] = counts.get(t, 0.0) + weight
-    return Terms(counts, length)
+    symbol, split, body = columns(chunk)
+    # ``words`` output is already unicode61's tokens (ASCII words, lower-cased)
+    found = (tokens(symbol), split.split(), tokens(body))
+    # Each column's tokens repeated by its (whole) weight, counted in C.
+    weighted = Counter(itertools.chain.from_iterable(
+        f * int(w) for w, f in zip(WEIGHTS, found, strict=True)))
+    return Terms(dict(weighted), sum(map(len, found)))
 
 
 def query_terms(query: str) -> list[str]:
