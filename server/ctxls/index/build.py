@@ -56,13 +56,21 @@ def build_batch(batch: list[tuple[str, str]], max_bytes: int
             chunks = chunk_file(rel, e.data, lines, e.tables.outline,
                                 languages.for_path(rel), None)
             rows = []
+            postings: dict[str, pg.Posting] = {}
             for i, c in enumerate(chunks):
                 t = tm.chunk_terms(c)
                 rows.append(pg.ChunkRow(i, c.chunk_id[len(rel):], c.symbol, c.kind,
-                                        c.granularity, "\n".join(c.parents), t.length,
-                                        list(t.freqs), list(t.freqs.values())))
+                                        c.granularity, "\n".join(c.parents), t.length))
+                for term, f in t.freqs.items():
+                    p = postings.get(term)
+                    if p is None:
+                        p = postings[term] = pg.Posting(term, [], [], [])
+                    p.ords.append(i)
+                    p.freqs.append(f)
+                    p.lengths.append(t.length)
             out.append(pg.Built(pg.Blob(e.digest, e.language, e.non_utf8, e.tables.errors,
-                                        e.tables.names, e.tables.payload()), rows))
+                                        e.tables.names, e.tables.payload()), rows,
+                                list(postings.values())))
         return extraction_fingerprint(), out
     finally:
         if enabled:
