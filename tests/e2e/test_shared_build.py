@@ -78,3 +78,30 @@ async def test_a_folder_outside_git_is_found_by_content(tmp_path: Path, store: s
         assert status.from_store == len(language_files(plain)) - 1
     finally:
         await client.close()
+
+
+def test_contents_another_builder_wrote_meanwhile_are_skipped(
+        tmp_path: Path, store: str, monkeypatch: Any) -> None:
+    """Two builders racing on the same contents: the second's bulk copy meets the first's
+    keys, and its batch is written again without them."""
+    from ctxls.index import pgstore as pg
+    from ctxls.index.store import extraction_fingerprint
+
+    root = commit_tree(EXAMPLE, tmp_path / "ws")
+    build.build([root], store, repo=REPO, say=print)
+    files = [("auth/tokens.py", str(root / "auth/tokens.py")),
+             ("billing/promo.py", str(root / "billing/promo.py"))]
+    (root / "billing" / "promo.py").write_text("def promo():\n    return 1\n")
+    fp, built = build.build_batch(files, 1 << 20)
+    real = pg.known
+    asked: list[int] = []
+
+    def blind_once(conn: Any, fingerprint: str, keys: Any) -> set[tuple[str, str]]:
+        asked.append(len(keys))  # the first time, as if nothing were written yet
+        return set() if len(asked) == 1 else real(conn, fingerprint, keys)
+
+    monkeypatch.setattr(pg, "known", blind_once)
+    with psycopg.connect(store, autocommit=True) as conn:
+        assert pg.write_blobs(conn, extraction_fingerprint(), built)[0] == 1  # promo.py only
+    assert len(asked) == 2
+    assert fp == extraction_fingerprint()

@@ -297,3 +297,36 @@ def _no_secret(secret: str, client: CtxClient, status: Any) -> None:
     assert secret not in repr(status)
     assert not any(secret in line for line in client.stderr)
     assert not any(secret in repr(n) for n in client.notifications)
+
+
+async def test_the_mcp_server_starts_from_the_store(tree: Path, store: str,
+                                                    tmp_path: Path) -> None:
+    import json
+    import os
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    build(tree, store)
+    log = tmp_path / "mcp.log"
+
+    def mcp(*extra: str) -> Client:
+        return Client(StdioServerParameters(
+            command=sys.executable, args=["-m", "ctxls", "mcp", "--root", str(tree),
+                                          "--options", json.dumps({"storeRepo": REPO,
+                                                                   "persist": False}),
+                                          *extra],
+            env={"PYTHONPATH": os.pathsep.join(sys.path)}), read_timeout_seconds=120)
+
+    calls = [("find_references", {"path": "billing/pricing.py", "name": "compute_line_total"}),
+             ("search_code", {"query": "refresh token"})]
+    texts = []
+    for extra in (("--store", store, "--log-file", str(log), "--log-level", "info"), ()):
+        async with mcp(*extra) as client:
+            texts.append([(await client.call_tool(t, a)).content[0].text  # type: ignore[union-attr]
+                          for t, a in calls])
+    assert texts[0] == texts[1]
+    logged = log.read_text()
+    assert f"shared index connected: {len(language_files(tree))} files from it, 0 to parse" \
+        in logged
+    assert store.split(":")[2].split("@")[0] not in logged  # (the password)
