@@ -57,10 +57,18 @@ async def test_a_dirty_tree_is_built_without_its_changes(tmp_path: Path, store: 
     assert fig.left_out == len(changed)
     listed = {r[2] for r in rows(store)["manifest"]}
     assert listed == language_files(root) - changed
-    client = await sidecar(root, tmp_path, store)
+    cache = str(tmp_path / "cache")
+    client = await sidecar(root, tmp_path, store, cacheDir=cache)
     try:
         status = await client.status()
         assert set(status.store.local_paths) == changed  # type: ignore[union-attr]
+    finally:
+        await client.close()
+    client = await sidecar(root, tmp_path, store, cacheDir=cache)  # a restart
+    try:
+        status = await client.status()  # the local cache kept what was parsed here
+        assert (status.from_cache, status.indexed_locally) == (len(changed), 0)
+        assert status.from_store == len(language_files(root)) - len(changed)
     finally:
         await client.close()
 
