@@ -210,6 +210,9 @@ class Engine:
         counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
         try:
+            if ws.shared is not None:  # (beside the listing)
+                ws.shared.prefetching = True
+                loop.run_in_executor(None, ws.shared.prefetch, ws.roots)
             plan = await loop.run_in_executor(None, ws.scan_plan)
             listed = time.perf_counter()
             await self.listener.scan_started(len(plan))

@@ -86,6 +86,9 @@ class SharedStore:
         self._failed_at = 0.0
         self._lock = threading.Lock()
         self._terms: dict[tuple[str, str], list[tuple[Chunk, tm.Terms]]] = {}
+        self._fetched: dict[Path, tuple[Root, dict[tuple[str, str], pg.Blob]] | None] = {}
+        self._prefetched = threading.Event()
+        self.prefetching = False  # set (on the loop) when ``prefetch`` is scheduled
 
     @property
     def label(self) -> str:
@@ -151,45 +154,78 @@ class SharedStore:
                       sorted(self.local_paths)[:200])
 
     # ---- start-up --------------------------------------------------------------------------
-    def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
-                ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
-        """(entries whose tables the store holds, files still to index) of one root."""
-        if not plan:
-            return [], []
+    def prefetch(self, roots: list[Path]) -> None:
+        """What start-up will ask, fetched beside the listing of the workspace: the
+        commit's manifest and the tables of every file in it (few are dirty), and git's
+        status. Importing the driver, connecting, ``git status`` and the queries took
+        0.6 s on Django, as long as the listing they now overlap."""
+        try:
+            for root in roots:
+                self._fetched[root] = self._fetch(root)
+        finally:
+            self._prefetched.set()
+
+    def _fetch(self, root: Path) -> tuple[Root, dict[tuple[str, str], pg.Blob]] | None:
         try:
             conn = self._connection()
         except pg.StoreError:
-            return [], plan
+            return None
         found = git.checkout(root)
         repo = git.repository(root, self.repo_name, found)
-        state = self.roots[root] = Root(root, found, repo, {})
-        prefix = found.prefix if found else ""
+        state = Root(root, found, repo, {})
         try:
             if found is None:
                 state.note = "not a git checkout: files are looked up by content"
-            else:
-                state.manifest = pg.manifest(conn, repo, found.commit, prefix)
-                if not state.manifest:
-                    state.note = f"the store has no manifest of {repo} at {found.commit[:12]}"
-                elif self.fingerprint not in pg.built_by(conn, repo, found.commit):
-                    state.note = ("the commit was built by another version of ctxls; "
-                                  "files are looked up by content")
-            # rel, abspath, (digest, language), size, mtime (0: not read, git vouches)
-            wanted: list[tuple[str, str, tuple[str, str], int, int]] = []
-            for rel, abspath in plan:
-                lang = languages.name_for(rel)
-                listed = state.manifest.get(prefix + rel)
-                if found is not None and listed is not None and \
-                        prefix + rel not in found.dirty and listed.language == lang:
-                    wanted.append((rel, abspath, (listed.digest, lang), listed.size, 0))
-                    continue
-                hashed = _hash(rel, abspath, max_bytes)
-                if hashed is not None and lang is not None:
-                    wanted.append((rel, abspath, (hashed[0], lang), hashed[1], hashed[2]))
-            held = pg.blobs(conn, self.fingerprint, sorted({w[2] for w in wanted}))
+                return state, {}
+            state.manifest = pg.manifest(conn, repo, found.commit, found.prefix)
+            if not state.manifest:
+                state.note = f"the store has no manifest of {repo} at {found.commit[:12]}"
+            elif self.fingerprint not in pg.built_by(conn, repo, found.commit):
+                state.note = ("the commit was built by another version of ctxls; "
+                              "files are looked up by content")
+            held = pg.blobs(conn, self.fingerprint, sorted(
+                {(x.digest, x.language) for p, x in state.manifest.items()
+                 if p not in found.dirty}))
         except Exception as exc:
             self.lost(exc)
+            return None
+        return state, held
+
+    def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
+                ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+        """(entries whose tables the store holds, files still to index) of one root:
+        the commit's files that git calls clean from the manifest, without reading them;
+        the others hashed and looked up by content."""
+        if not plan:
+            return [], []
+        if self.prefetching:
+            self._prefetched.wait()
+        got = self._fetched.pop(root) if root in self._fetched else self._fetch(root)
+        if got is None:
             return [], plan
+        state, held = got
+        self.roots[root] = state
+        found = state.checkout
+        prefix = found.prefix if found else ""
+        # rel, abspath, (digest, language), size, mtime (0: not read, git vouches)
+        wanted: list[tuple[str, str, tuple[str, str], int, int]] = []
+        for rel, abspath in plan:
+            lang = languages.name_for(rel)
+            listed = state.manifest.get(prefix + rel)
+            if found is not None and listed is not None and \
+                    prefix + rel not in found.dirty and listed.language == lang:
+                wanted.append((rel, abspath, (listed.digest, lang), listed.size, 0))
+                continue
+            hashed = _hash(rel, abspath, max_bytes)
+            if hashed is not None and lang is not None:
+                wanted.append((rel, abspath, (hashed[0], lang), hashed[1], hashed[2]))
+        more = sorted({w[2] for w in wanted} - held.keys())
+        if more:  # files not the commit's, looked up by content
+            try:
+                held = {**held, **pg.blobs(self._connection(), self.fingerprint, more)}
+            except Exception as exc:
+                if not isinstance(exc, pg.StoreError):
+                    self.lost(exc)
         hits: list[FileEntry] = []
         kept: set[str] = set()
         for rel, abspath, key, size, mtime in wanted:
