@@ -199,10 +199,13 @@ async def main() -> None:
         before = stat_db(dsn)
         t0 = time.perf_counter()
 
-        async def one(i: int) -> float:
-            return (await timed(root, {**opts_store, "cacheDir": str(scratch / f"f{i}")}))[0]
+        async def one(i: int) -> tuple[float, Any]:
+            return await timed(root, {**opts_store, "cacheDir": str(scratch / f"f{i}")})
 
-        times = await asyncio.gather(*(one(i) for i in range(args.fleet)))
+        fleet = await asyncio.gather(*(one(i) for i in range(args.fleet)))
+        times = [t for t, _ in fleet]
+        states = [f"{st.store.state}/{st.from_store}" for _, st in fleet]
+        print(f"  state/fromStore of each: {', '.join(states)}")
         wall = time.perf_counter() - t0
         after = stat_db(dsn)
         print(f"  ready after: min {min(times):.2f} s, p50 {pct(times, 50):.2f} s, max "

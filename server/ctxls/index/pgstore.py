@@ -22,6 +22,7 @@ could quote one (``reason``).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -153,15 +154,23 @@ def connect(dsn: str, timeout: float = CONNECT_TIMEOUT, autocommit: bool = True
         conninfo_to_dict(dsn)
     except Exception as exc:  # its message quotes the address: never shown
         raise StoreError("the store's address does not parse") from exc
-    try:
-        return psycopg.connect(
-            dsn, autocommit=autocommit, connect_timeout=max(1, round(timeout)),
-            keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=2,
-            tcp_user_timeout=int(timeout * 1000) + 2000,
-            options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
-            application_name="ctxls")
-    except Exception as exc:
-        raise StoreError(reason(exc, dsn)) from exc
+    # A timeout is tried once more: ten sidecars starting at once on two cores took more
+    # than the timeout to finish a password handshake (3 of 10 then parsed Django alone,
+    # 67 s instead of 25 s). A silent server so costs two timeouts; a refusal, one reply.
+    for attempt in (1, 2):
+        try:
+            return psycopg.connect(
+                dsn, autocommit=autocommit, connect_timeout=max(1, math.ceil(timeout)),
+                keepalives=1, keepalives_idle=5, keepalives_interval=2, keepalives_count=2,
+                tcp_user_timeout=int(timeout * 1000) + 2000,
+                options=f"-c statement_timeout={STATEMENT_TIMEOUT_MS}",
+                application_name="ctxls")
+        except psycopg.errors.ConnectionTimeout as exc:
+            if attempt == 2:
+                raise StoreError(reason(exc, dsn)) from exc
+        except Exception as exc:
+            raise StoreError(reason(exc, dsn)) from exc
+    raise AssertionError("unreachable")
 
 
 def create_schema(conn: psycopg.Connection[Any]) -> None:
