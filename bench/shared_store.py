@@ -17,7 +17,9 @@ a temporary folder, as bench/../tests/pgserver.py does for the tests):
   5. search: ``ctx/search`` p50/p95 from the store and from a local sidecar, and whether
      the top hit agrees, on 30 queries made from function names.
 
-Nothing is asserted about time. Usage: python bench/shared_store.py [ROOT] [--runs N]
+Any other tree can be ROOT (a larger one: every .py file of a virtualenv's site-packages,
+copied with its folders). Nothing is asserted about time.
+Usage: python bench/shared_store.py [ROOT] [--runs N] [--fleet N] [--skip-ray]
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ def stat_db(dsn: str) -> dict[str, int]:
 
 
 def queries(root: Path, n: int, seed: int) -> list[str]:
-    names = sorted({m.group(1) for f in (root / "django").rglob("*.py")
+    src = root / "django" if (root / "django").is_dir() else root
+    names = sorted({m.group(1) for f in src.rglob("*.py")
                     for m in re.finditer(r"^def ([a-z]\w{6,})\(", f.read_text(
                         errors="replace"), re.M)})
     return random.Random(seed).sample(names, n)
