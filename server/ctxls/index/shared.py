@@ -267,14 +267,18 @@ class SharedStore:
             return []
         excluded, mine = self.split(entries)
         local: list[tuple[Chunk, tm.Terms]] = []
+        kept: dict[tuple[str, str], list[tuple[Chunk, tm.Terms]]] = {}
         for e in mine:
             key = (e.path, e.digest)
-            if key not in self._terms:
+            terms = self._terms.get(key)
+            if terms is None:
                 found = chunks_of(e)
                 if found is None:
                     continue
-                self._terms[key] = [(c, tm.chunk_terms(c)) for c in found]
-            local.extend(self._terms[key])
+                terms = [(c, tm.chunk_terms(c)) for c in found]
+            kept[key] = terms
+            local.extend(terms)
+        self._terms = kept  # (an edited file's older contents are let go)
         rows, length, hits = tm.corpus_stats((t for _, t in local), words)
         root = next(iter(self.roots.values()))
         assert root.checkout is not None and root.repo is not None

@@ -108,7 +108,8 @@ def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
     if not roots and params.root_path:
         roots = [Path(params.root_path)]
     options = Options()
-    given = {**DEFAULTS, **(params.initialization_options or {})}
+    sent = params.initialization_options
+    given = {**DEFAULTS, **sent} if isinstance(sent, dict) else sent or dict(DEFAULTS)
     if given:
         try:
             options = ls.protocol._converter.structure(given, Options)
