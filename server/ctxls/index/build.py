@@ -224,6 +224,7 @@ def build(roots: list[Path], dsn: str, *, engine: str = "local", repo: str | Non
             fig.manifest_rows += pg.write_manifest(conn, name, commit, fingerprint, kept)
             fig.files += len(kept)
             fig.commits.append((name, commit))
+        pg.analyze(conn)
     except pg.StoreError:
         raise
     except Exception as exc:

@@ -47,10 +47,12 @@ CREATE TABLE IF NOT EXISTS ctxls_postings (
   term text NOT NULL, blob bigint NOT NULL, ords integer[] NOT NULL, freqs real[] NOT NULL,
   lengths integer[] NOT NULL, PRIMARY KEY (term, blob));
 CREATE TABLE IF NOT EXISTS ctxls_manifests (
-  repo text NOT NULL, commit text NOT NULL, path text NOT NULL, digest text NOT NULL,
-  language text NOT NULL, size bigint NOT NULL, PRIMARY KEY (repo, commit, path));
+  repo text NOT NULL, commit text NOT NULL, fingerprint text NOT NULL, path text NOT NULL,
+  digest text NOT NULL, language text NOT NULL, size bigint NOT NULL, blob bigint NOT NULL,
+  PRIMARY KEY (repo, commit, fingerprint, path));
 CREATE TABLE IF NOT EXISTS ctxls_commits (
   repo text NOT NULL, commit text NOT NULL, fingerprint text NOT NULL, files integer NOT NULL,
+  chunks bigint NOT NULL, tokens bigint NOT NULL,
   built_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (repo, commit, fingerprint));
 """
 TABLES = ("ctxls_blobs", "ctxls_chunks", "ctxls_postings", "ctxls_manifests",
@@ -258,22 +260,39 @@ def _array(values: Sequence[int]) -> str:
 
 def write_manifest(conn: psycopg.Connection[Any], repo: str, commit: str, fingerprint: str,
                    files: Iterable[tuple[str, str, str, int]]) -> int:
-    """Replace the commit's manifest with ``files`` (path, digest, language, size): one
-    transaction, so a sidecar sees the old list or the new one, never half."""
-    n = 0
+    """Replace the commit's manifest (of this version) with ``files`` (path, digest,
+    language, size), each with its blob's id, and count the commit's chunks and tokens
+    once for every search: one transaction, so a sidecar sees the old list or the new one,
+    never half."""
+    key = (repo, commit, fingerprint)
     with conn.transaction(), conn.cursor() as cur:
-        cur.execute("DELETE FROM ctxls_manifests WHERE repo = %s AND commit = %s",
-                    (repo, commit))
-        with cur.copy("COPY ctxls_manifests (repo, commit, path, digest, language, size) "
-                      "FROM STDIN") as cp:
-            for path, digest, language, size in files:
-                cp.write_row((repo, commit, path, digest, language, size))
-                n += 1
-        cur.execute("INSERT INTO ctxls_commits (repo, commit, fingerprint, files) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT (repo, commit, fingerprint) DO "
-                    "UPDATE SET files = EXCLUDED.files, built_at = now()",
-                    (repo, commit, fingerprint, n))
-    return n
+        cur.execute("CREATE TEMP TABLE IF NOT EXISTS new_manifest (path text, digest text, "
+                    "language text, size bigint) ON COMMIT DELETE ROWS")
+        with cur.copy("COPY new_manifest FROM STDIN") as cp:
+            for listed in files:
+                cp.write_row(listed)
+        cur.execute("DELETE FROM ctxls_manifests WHERE repo = %s AND commit = %s "
+                    "AND fingerprint = %s", key)
+        cur.execute("INSERT INTO ctxls_manifests SELECT %s, %s, %s, n.path, n.digest, "
+                    "n.language, n.size, b.id FROM new_manifest n JOIN ctxls_blobs b ON "
+                    "b.fingerprint = %s AND b.digest = n.digest AND b.language = n.language",
+                    (*key, fingerprint))
+        cur.execute("INSERT INTO ctxls_commits (repo, commit, fingerprint, files, chunks, "
+                    "tokens) SELECT %s, %s, %s, count(*), coalesce(sum(b.chunks), 0), "
+                    "coalesce(sum(b.tokens), 0) FROM ctxls_manifests m JOIN ctxls_blobs b "
+                    "ON b.id = m.blob WHERE m.repo = %s AND m.commit = %s "
+                    "AND m.fingerprint = %s ON CONFLICT (repo, commit, fingerprint) DO UPDATE "
+                    "SET files = EXCLUDED.files, chunks = EXCLUDED.chunks, "
+                    "tokens = EXCLUDED.tokens, built_at = now() RETURNING files", (*key, *key))
+        row = cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+def analyze(conn: psycopg.Connection[Any]) -> None:
+    """Fresh statistics after a bulk load: without them the planner took a new commit's
+    manifest for one row and probed the postings once per file (Django: 2-4x slower
+    searches until autovacuum's own analyze came round)."""
+    conn.execute("ANALYZE " + ", ".join(TABLES))
 
 
 def sizes(conn: psycopg.Connection[Any]) -> dict[str, int]:
@@ -299,12 +318,14 @@ class Listed(NamedTuple):
     size: int
 
 
-def manifest(conn: psycopg.Connection[Any], repo: str, commit: str, prefix: str
-             ) -> dict[str, Listed]:
-    """The commit's files under ``prefix`` by path (relative to the work tree's top)."""
+def manifest(conn: psycopg.Connection[Any], repo: str, commit: str, fingerprint: str,
+             prefix: str) -> dict[str, Listed]:
+    """The commit's files under ``prefix`` by path (relative to the work tree's top), as
+    this version built them."""
     return {r[0]: Listed(r[1], r[2], r[3]) for r in conn.execute(
         "SELECT path, digest, language, size FROM ctxls_manifests WHERE repo = %s "
-        "AND commit = %s AND starts_with(path, %s)", (repo, commit, prefix))}
+        "AND commit = %s AND fingerprint = %s AND starts_with(path, %s)",
+        (repo, commit, fingerprint, prefix))}
 
 
 def blobs(conn: psycopg.Connection[Any], fingerprint: str, keys: Sequence[tuple[str, str]]
@@ -328,14 +349,10 @@ def blobs(conn: psycopg.Connection[Any], fingerprint: str, keys: Sequence[tuple[
 SEARCH = """
 WITH q AS (SELECT t, ldf FROM unnest(%(q)s::text[], %(ldf)s::int[]) AS x(t, ldf)),
 corpus AS MATERIALIZED (
-  SELECT m.path, b.id AS blob, b.chunks, b.tokens FROM ctxls_manifests m
-  JOIN ctxls_blobs b ON b.fingerprint = %(fp)s AND b.digest = m.digest
-    AND b.language = m.language
-  WHERE m.repo = %(repo)s AND m.commit = %(commit)s AND starts_with(m.path, %(prefix)s)
-    AND NOT (m.path = ANY(%(excluded)s))),
-totals AS (
-  SELECT (coalesce(sum(chunks), 0) + %(ln)s)::bigint AS n,
-         (coalesce(sum(tokens), 0) + %(ltok)s)::bigint AS tok FROM corpus),
+  SELECT m.path, m.blob FROM ctxls_manifests m
+  WHERE m.repo = %(repo)s AND m.commit = %(commit)s AND m.fingerprint = %(fp)s
+    AND starts_with(m.path, %(prefix)s) AND NOT (m.path = ANY(%(excluded)s))),
+totals AS (%(totals)s),
 matched AS MATERIALIZED (
   SELECT c.path, p.blob, u.ord, u.len, p.term AS t, u.f
   FROM ctxls_postings p JOIN corpus c ON c.blob = p.blob
@@ -358,6 +375,22 @@ FROM totals LEFT JOIN (scored s JOIN ctxls_chunks k ON k.blob = s.blob AND k.ord
   ON true
 ORDER BY s.score DESC NULLS LAST, s.path, k.suffix
 """
+# The corpus's chunks and tokens: at the top of the work tree, the commit's own figures
+# (counted once by the builder) less the files the sidecar searches itself; in a
+# subfolder, counted over the files under it.
+WHOLE = """
+  SELECT (c.chunks - coalesce(x.chunks, 0) + %(ln)s)::bigint AS n,
+         (c.tokens - coalesce(x.tokens, 0) + %(ltok)s)::bigint AS tok
+  FROM ctxls_commits c LEFT JOIN LATERAL (
+    SELECT sum(b.chunks) AS chunks, sum(b.tokens) AS tokens FROM ctxls_manifests m
+    JOIN ctxls_blobs b ON b.id = m.blob
+    WHERE m.repo = c.repo AND m.commit = c.commit AND m.fingerprint = c.fingerprint
+      AND m.path = ANY(%(excluded)s)) x ON true
+  WHERE c.repo = %(repo)s AND c.commit = %(commit)s AND c.fingerprint = %(fp)s"""
+PART = """
+  SELECT (coalesce(sum(b.chunks), 0) + %(ln)s)::bigint AS n,
+         (coalesce(sum(b.tokens), 0) + %(ltok)s)::bigint AS tok
+  FROM corpus c JOIN ctxls_blobs b ON b.id = c.blob"""
 
 
 class Found(NamedTuple):
@@ -370,7 +403,8 @@ class Found(NamedTuple):
 def search(conn: psycopg.Connection[Any], *, fingerprint: str, repo: str, commit: str,
            prefix: str, excluded: list[str], query: list[str], local_hits: list[int],
            local_rows: int, local_tokens: int, limit: int, k1: float, b: float) -> Found:
-    rows = conn.execute(SEARCH, {
+    sql = SEARCH.replace("%(totals)s", PART if prefix else WHOLE)
+    rows = conn.execute(sql, {
         "q": query, "ldf": local_hits, "repo": repo, "commit": commit, "prefix": prefix,
         "excluded": excluded, "fp": fingerprint, "ln": local_rows, "ltok": local_tokens,
         "k1": k1, "b": b, "limit": limit}).fetchall()

@@ -177,12 +177,13 @@ class SharedStore:
             if found is None:
                 state.note = "not a git checkout: files are looked up by content"
                 return state, {}
-            state.manifest = pg.manifest(conn, repo, found.commit, found.prefix)
-            if not state.manifest:
-                state.note = f"the store has no manifest of {repo} at {found.commit[:12]}"
-            elif self.fingerprint not in pg.built_by(conn, repo, found.commit):
+            state.manifest = pg.manifest(conn, repo, found.commit, self.fingerprint,
+                                         found.prefix)
+            if not state.manifest and pg.built_by(conn, repo, found.commit):
                 state.note = ("the commit was built by another version of ctxls; "
                               "files are looked up by content")
+            elif not state.manifest:
+                state.note = f"the store has no manifest of {repo} at {found.commit[:12]}"
             held = pg.blobs(conn, self.fingerprint, sorted(
                 {(x.digest, x.language) for p, x in state.manifest.items()
                  if p not in found.dirty}))
