@@ -33,8 +33,9 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import NotInitialized
-from ctxls.index import lifeline
+from ctxls.index import lifeline, modules
 from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
+from ctxls.index.search import SearchIndex
 from ctxls.paths import target_file
 from ctxls.policy import POLICY_PATH
 from ctxls.requests import chunks, read, refs, search, status
@@ -64,6 +65,8 @@ class Request:
     prepare: Callable[[Workspace, Any], Any] | None = None
     # Whether this request waits for the initial scan (bounded by `indexWait`) first
     wait: Callable[[Any], bool] | None = None
+    # Whether it reads the search index, so waits for its build (bounded the same way)
+    searches: Callable[[Any], bool] | None = None
 
 
 REQUESTS = [
@@ -74,12 +77,15 @@ REQUESTS = [
     Request(p.TESTS, p.SymbolParams, refs.tests, refs=True),
     Request(p.DEPENDENCIES, p.SymbolParams, refs.dependencies, refs=True),
     Request(p.CONSTRUCT, p.ConstructParams, window.construct, refs=True,
-            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
+            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index),
+            searches=window.searches),
     Request(p.PAGE, p.ConstructParams, window.page, refs=True,
-            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index)),
+            prepare=window.prepare, wait=lambda params: bool(params.wait_for_index),
+            searches=window.searches),
     Request(p.CHUNKS, p.ChunksParams, chunks.chunks),
     Request(p.STATS, p.StatsParams, chunks.stats),
-    Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare),
+    Request(p.SEARCH, p.SearchParams, search.search, prepare=search.prepare,
+            wait=lambda params: True, searches=lambda params: True),
     Request(p.RECORD_OUTCOME, p.OutcomeParams, status.record_outcome),
 ]
 
@@ -111,6 +117,7 @@ class Engine:
         self.scan_done = asyncio.Event()
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
+        self.search_done = asyncio.Event()  # ... has ended
         self.watch_task: asyncio.Task[None] | None = None
         self.stop_watching = asyncio.Event()
         self.answering = 0  # requests being answered now: background builds wait for them
@@ -186,6 +193,8 @@ class Engine:
         (bounded), brings what it reads up to date, and answers it from a snapshot."""
         if row.wait is not None and row.wait(params):
             await self.index_ready()
+        if row.searches is not None and row.searches(params):
+            await self.search_built()
         if row.prepare is not None:
             params = row.prepare(self.ws, params)
         path, uri = target_file(params)  # read (and indexed again if changed) first
@@ -226,7 +235,8 @@ class Engine:
             # a request first reads a file of it. Not beside the listing and the cache's
             # load, whose threads they would hold up on the GIL (1 s on vuejs/core).
             counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
-            compiling = loop.run_in_executor(None, _load_languages, plan)
+            compiling = loop.run_in_executor(None, _load_languages, plan,
+                                             [str(r) for r in ws.roots])
             ws.add(hits)
             restored = time.perf_counter()
             done = len(hits)
@@ -334,22 +344,42 @@ class Engine:
             self.reindexing = ws.pending = 0
 
     async def _build_search(self) -> None:
-        """The search index, built on the event loop in slices: requests are answered
-        between slices, and nothing else touches the workspace meanwhile (handlers run on
-        this loop); no slice starts while a request is being answered."""
+        """The search index, built on a worker thread a few files at a time (each slice
+        from a snapshot taken on the loop, what it read absorbed back on the loop); no
+        slice starts while a request is being answered."""
+        ws, loop = self.ws, asyncio.get_running_loop()
         began = time.perf_counter()
         try:
-            done = False
-            while not done:
+            todo, gone = search.plan(ws)
+            index = search.open_index(ws)
+            if gone:
+                await loop.run_in_executor(None, _forget, index, gone)
+            while todo:
                 while self.answering:  # a request's thread would share the GIL with it
                     await asyncio.sleep(SEARCH_SLICE / 4)
-                end = time.perf_counter() + SEARCH_SLICE
-                while not done and time.perf_counter() < end:
-                    done = search.refresh(self.ws, 1)
+                snap = ws.snapshot()
+                done = await loop.run_in_executor(None, search.build, snap, index, todo,
+                                                  SEARCH_SLICE, lambda: self.answering > 0)
+                ws.absorb(snap)
+                del todo[:done]
                 await asyncio.sleep(SEARCH_SLICE / 2)
+            ws.search_ready = not ws.scanning
             log.info("search index built in %.2f s", time.perf_counter() - began)
         except Exception:
             log.error("search index not built: %s", traceback.format_exc())
+        finally:
+            self.search_done.set()
+
+    async def search_built(self) -> bool:
+        """Wait for the search index's build (started here when it is not built in the
+        background), at most `indexWait`; whether it is built."""
+        if not self.search_done.is_set() and self.scan_done.is_set() and (
+                self.search_task is None or self.search_task.done()):
+            self.search_done.clear()
+            self.search_task = asyncio.create_task(self._build_search())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.search_done.wait(), self.ws.options.index_wait)
+        return self.search_done.is_set()
 
     async def _watch(self) -> None:
         """Files created, changed or deleted on disk join the index within a second or so.
@@ -394,14 +424,28 @@ class Engine:
             log.error("file watching stopped: %s", traceback.format_exc())
 
 
-def _load_languages(plan: list[tuple[str, str]]) -> None:
-    """Compile the queries of every language the plan has a file of."""
+def _forget(index: SearchIndex, paths: list[str]) -> None:
+    for path in paths:
+        index.forget(path)
+
+
+def _load_languages(plan: list[tuple[str, str]], roots: list[str]) -> None:
+    """Compile the queries of every language the plan has a file of, and let their module
+    systems read what they read once per root (a monorepo's package.json files)."""
     seen: set[str] = set()
+    systems: set[str] = set()
     for rel, _ in plan:
         ext = os.path.splitext(rel)[1].lower()
         if ext not in seen:
             seen.add(ext)
             languages.for_path(rel)
+            system = languages.module_system(rel)
+            if system is not None:
+                systems.add(system)
+    for name in sorted(systems):
+        for root in roots:
+            with contextlib.suppress(Exception):  # (a request meets the same error later)
+                modules.named(name).prepare(f"{root}/")
 
 
 def _stop_workers(pool: Executor) -> None:

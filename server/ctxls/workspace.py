@@ -17,13 +17,15 @@ from pathlib import Path
 
 from ctxls.config import Options
 from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
+from ctxls.index import modules
 from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file, walk
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
-from ctxls.index.store import IndexStore, Store, default_dir, extraction_fingerprint, warm
+from ctxls.index.store import IndexStore, Store, default_dir, warm
 from ctxls.index.tables import Tables
+from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import Located, locate
 from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.snapshot import DocState, Snapshot
@@ -54,7 +56,7 @@ class Workspace:
         # The shared index, read at start and by searches; None without the `store` option.
         self.shared: SharedStore | None = None
         if self.options.store:
-            self.shared = SharedStore(self.options.store, extraction_fingerprint(),
+            self.shared = SharedStore(self.options.store, store_fingerprint(),
                                       self.options.store_repo, self.options.store_timeout)
         # ctx/search's index: built after the scan (or on first use), refreshed per file by
         # content hash; see requests/search.py.
@@ -218,7 +220,9 @@ class Workspace:
     def scan_plan(self) -> list[tuple[str, str]]:
         plan: list[tuple[str, str]] = []
         for root in self.roots:
-            plan.extend(walk(root, self.options.exclude))
+            mine = list(walk(root, self.options.exclude))
+            modules.listed(str(root), [rel for rel, _ in mine])  # (their manifests' folders)
+            plan.extend(mine)
         self.planned = len(plan)
         return plan
 

@@ -93,7 +93,7 @@ def test_contents_another_builder_wrote_meanwhile_are_skipped(
     """Two builders racing on the same contents: the second's bulk copy meets the first's
     keys, and its batch is written again without them."""
     from ctxls.index import pgstore as pg
-    from ctxls.index.store import extraction_fingerprint
+    from ctxls.index.terms import fingerprint
 
     root = commit_tree(EXAMPLE, tmp_path / "ws")
     build.build([root], store, repo=REPO, say=print)
@@ -110,6 +110,6 @@ def test_contents_another_builder_wrote_meanwhile_are_skipped(
 
     monkeypatch.setattr(pg, "known", blind_once)
     with psycopg.connect(store, autocommit=True) as conn:
-        assert pg.write_blobs(conn, extraction_fingerprint(), built)[0] == 1  # promo.py only
+        assert pg.write_blobs(conn, fingerprint(), built)[0] == 1  # promo.py only
     assert len(asked) == 2
-    assert fp == extraction_fingerprint()
+    assert fp == fingerprint()

@@ -149,3 +149,29 @@ def test_a_search_index_on_disk_outlives_its_server_and_survives_corruption(
         (tmp_path / f"x.search.sqlite{suffix}").unlink(missing_ok=True)
     rebuilt = SearchIndex(db, "v2")
     assert rebuilt.digests == {} and rebuilt.search("evict") == []
+
+
+def test_a_bundle_s_lineage_is_bounded_and_says_what_it_left_out() -> None:
+    """In bundled code every function sits inside wrappers whose signatures span the file:
+    each chunk carried all of it. The lineage keeps its innermost parts, at most
+    HEADER_CHARS, and says how many lines it left out."""
+    from ctxls.index.chunks import HEADER_CHARS, chunk_file
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import outline_source
+
+    lang = languages.for_path("bundle.js")
+    assert lang is not None
+    imports = "".join(f"import {{ thing{i} }} from './module{i}';\n" for i in range(400))
+    inner = "".join(f"  function f{i}(a, b) {{\n    return a + b + {i};\n  }}\n"
+                    for i in range(300))
+    src = (imports + "class Wrapper {\n  run() {\n    const x = () => {\n"
+           + inner + "    };\n  }\n}\n").encode()
+    chunks = chunk_file("bundle.js", src, src.decode().split("\n"),
+                        outline_source(lang, src), lang, None)
+    assert len(chunks) > 300
+    for c in chunks:
+        head = c.text.split("---- chunk body ----\n")[0]
+        assert len(head) <= HEADER_CHARS + 200
+    method = next(c for c in chunks if c.symbol == "Wrapper.run")
+    assert "class Wrapper {" in method.text  # the innermost parent is kept
+    assert "lines of context left out" in method.text  # and the imports said to be gone

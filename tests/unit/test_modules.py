@@ -292,3 +292,25 @@ def test_a_python_project_nested_in_a_folder_is_imported_from_its_root() -> None
     assert index.module_file("trunk.pkg.conf") is not None
     index.remove("/ws/proj/trunk/pkg/conf.py")
     assert index.module_file("trunk.pkg.conf") is None
+
+
+def test_manifests_from_the_scan_s_listing_are_those_a_walk_finds(tmp_path: Path) -> None:
+    """Module systems find package.json / tsconfig.json / Cargo.toml files among the files
+    the scan listed, in the order a walk visits them, instead of walking the tree again."""
+    from ctxls.index import modules
+    from ctxls.index.scan import walk
+
+    for rel in ("package.json", "a/package.json", "a/b/tsconfig.json", "a/b/package.json",
+                "b/package.json", "ab/package.json", "node_modules/x/package.json",
+                ".hidden/package.json", "c/d/e/package.json", "a/x.ts"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('{"name": "%s"}' % rel)
+    names = ("tsconfig.json", "package.json")
+    walked = list(modules.manifests(str(tmp_path), names))
+    modules.listed(str(tmp_path), [rel for rel, _ in walk(tmp_path)])
+    try:
+        from_listing = list(modules.manifests(f"{tmp_path}/", names))
+    finally:
+        modules._LISTINGS.clear()
+    assert from_listing == walked
+    assert [r for r, _, _ in walked] == [".", "a", "a/b", "a/b", "ab", "b", "c/d/e"]

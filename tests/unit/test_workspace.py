@@ -9,7 +9,7 @@ from ctxls import protocol as p
 from ctxls.index.scan import index_batch
 from ctxls.requests.chunks import stats
 from ctxls.requests.read import read_symbol
-from ctxls.requests.search import refresh, search
+from ctxls.requests.search import build, open_index, plan, search
 from ctxls.workspace import Workspace
 
 
@@ -65,7 +65,11 @@ def test_a_pass_over_every_file_leaves_the_tables_compact(tmp_path: Path) -> Non
     assert all(t is not None and not t.decoded for t in tables)  # as the scan sends them
     read_symbol(ws.snapshot(), p.ReadSymbolParams(name="f0", path="m0.py"))
     assert tables[0] is not None and tables[0].decoded  # a request decodes what it reads
-    assert refresh(ws, None)
+    todo, _ = plan(ws)  # what the engine's background build does, in one go
+    snap = ws.snapshot()
+    assert build(snap, open_index(ws), todo, None) == 3
+    ws.absorb(snap)
+    ws.search_ready = True
     found = search(ws.snapshot(), p.SearchParams("f2", 3)).hits
     assert found and found[0].symbol == "f2"
     assert [t is not None and t.decoded for t in tables] == [True, False, False]

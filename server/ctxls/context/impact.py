@@ -16,6 +16,7 @@ import attrs
 from ctxls import protocol as p
 from ctxls.context.items import Collected, cut, name_line, sig_rows, symbol_view
 from ctxls.context.limits import (
+    MAX_CALLER_FILES,
     MAX_CALLERS,
     MAX_CANDIDATES,
     MAX_TEST_ITEMS,
@@ -25,7 +26,7 @@ from ctxls.context.limits import (
 from ctxls.context.model import Evidence, Text
 from ctxls.errors import CtxError
 from ctxls.index.related import TestHit, tests_for
-from ctxls.index.resolve import FileInfo, Reference, references
+from ctxls.index.resolve import FileInfo, Reference, bounded_references
 from ctxls.requests.refs import is_test, mentions, unresolved_note
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages
@@ -39,8 +40,10 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
     home_key = out.target
     resolved: list[Reference] = []
     candidates: list[Reference] = []
+    judged = naming = 0
     if info is not None:
-        resolved, candidates = references(snap.refs, info.key, decl)
+        resolved, candidates, judged, naming = bounded_references(
+            snap.refs, info.key, decl, MAX_CALLER_FILES)
     else:  # no reference table for this language: word matches, counted as unproven
         candidates = mentions(snap, v, decl)
     callers = [r for r in resolved if not is_test(r.path)]
@@ -91,10 +94,15 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
         cd = next((d for d in ci.outline.decls if d.qualname == r.enclosing), None) \
             if ci and r.enclosing else None
         if cd is not None and cd.kind in ("function", "method", "class"):
-            second += len(references(snap.refs, r.key, cd)[0])
+            second += len(bounded_references(snap.refs, r.key, cd, MAX_CALLER_FILES)[0])
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
     # the same rule as ctx/references: a use not resolved either way leaves it open
-    out.complete = snap.indexed and unindexed == 0 and info is not None and not candidates
+    out.complete = snap.indexed and unindexed == 0 and info is not None and not candidates \
+        and judged == naming
+    if judged < naming:
+        out.notes.append(f"incomplete: call sites were looked for in {judged:,} of the "
+                         f"{naming:,} files that name {decl.name}; ctx/references lists "
+                         "them all")
     if info is not None and candidates:
         out.notes.append(unresolved_note(decl.name, candidates))
     spec = languages.spec_for(v.loc.path)
@@ -106,6 +114,8 @@ def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
               f"{second} second-hop call sites"
               + (f" (through the first {SECOND_HOP} callers)" if len(callers) > SECOND_HOP
                  else "")
+              + (f"; counted in {judged:,} of the {naming:,} files naming it"
+                 if judged < naming else "")
               + (f"; {unindexed} files not indexed" if unindexed else "")
               + ("; the scan is still running" if snap.scanning else "")
               + ("; no reference table for this language: counts are text matches"

@@ -32,6 +32,9 @@ MAX_CANDIDATES = 40  # unproven name matches carried (rejected by the gate, coun
 MAX_TESTS = 24  # tests and setup files considered as items
 MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
+# files whose calls are judged for a window's call sites and counts: a name thousands of
+# files use (a helper copied into every test fixture) took seconds; the note says so
+MAX_CALLER_FILES = 400
 
 # The agent's own retrieval and the one ranking call
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`

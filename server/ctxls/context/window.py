@@ -32,10 +32,15 @@ from ctxls.workspace import Workspace
 
 
 def prepare(ws: Workspace, params: p.ConstructParams) -> p.ConstructParams:
-    """A window filled from ctx/search needs the search index current first."""
-    if params.query and params.query.strip():
-        search.refresh(ws, None)
+    """A window filled from ctx/search needs the search index open."""
+    if searches(params):
+        search.open_index(ws)
     return params
+
+
+def searches(params: p.ConstructParams) -> bool:
+    """Whether the window reads the search index (so waits for its build)."""
+    return bool(params.query and params.query.strip())
 
 
 def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:

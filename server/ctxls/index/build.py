@@ -30,7 +30,7 @@ from ctxls.index import pgstore as pg
 from ctxls.index import terms as tm
 from ctxls.index.chunks import chunk_file
 from ctxls.index.scan import SNIFF, index_file, walk
-from ctxls.index.store import extraction_fingerprint
+from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
 from ctxls.syntax.skeleton import split_lines
@@ -71,7 +71,7 @@ def build_batch(batch: list[tuple[str, str]], max_bytes: int
             out.append(pg.Built(pg.Blob(e.digest, e.language, e.non_utf8, e.tables.errors,
                                         e.tables.names, e.tables.payload()), rows,
                                 list(postings.values())))
-        return extraction_fingerprint(), out
+        return store_fingerprint(), out
     finally:
         if enabled:
             gc.enable()
@@ -180,7 +180,7 @@ def build(roots: list[Path], dsn: str, *, engine: str = "local", repo: str | Non
     to show) when the store cannot be used."""
     began = time.perf_counter()
     fig = Figures()
-    fingerprint = extraction_fingerprint()
+    fingerprint = store_fingerprint()
     conn = pg.connect(dsn)
     try:
         pg.create_schema(conn)

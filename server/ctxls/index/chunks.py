@@ -27,6 +27,10 @@ FINE = frozenset({"function", "method"})
 COARSE = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "module",
                     "object", "type"})
 BODY_MARK = "---- chunk body ----"
+# A lineage longer than this keeps its innermost parts: in bundled code (a webpack or
+# yarn bundle) every function's parents span the file, and each of 2,000 chunks carried
+# a copy of it (900 KB of source became 295 MB of chunk text).
+HEADER_CHARS = 6000
 SNIFF = 2048  # bytes searched for a generated-file marker
 
 
@@ -102,14 +106,14 @@ def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None
         granularity = "fine" if d.kind in FINE else "coarse" if d.kind in COARSE else None
         if granularity is None:
             continue
-        rows = list(head)
+        groups = [head]
         for parent in (p for q in d.parents for p in outline.decls if p.qualname == q
                        and p.span.start_row < d.span.start_row):
-            rows += range(parent.span.start_row, parent.signature.end_row + 1)
+            rows = list(range(parent.span.start_row, parent.signature.end_row + 1))
             if parent.body is not None and parent.body.doc is not None:
                 rows += range(parent.body.doc[0], parent.body.doc[1] + 1)
-        header = "".join(f"{lines[r]}\n" for r in sorted(set(rows))) + f"{BODY_MARK}\n"
-        header = f"# {path}\n" + header
+            groups.append(rows)
+        header = f"# {path}\n" + _lineage(groups, lines) + f"{BODY_MARK}\n"
         body_rows = list(range(d.span.start_row, d.span.last_row + 1))
         pieces = _split(d, body_rows, lines, header, count, cap)
         for i, piece in enumerate(pieces, 1):
@@ -120,6 +124,26 @@ def chunk_file(path: str, data: bytes, lines: list[str], outline: Outline | None
     if not out and lines:  # only statements and values (a script, a settings module)
         out = _windows(path, lines, byte, language, count, window)
     return _capped(out, count, cap)
+
+
+def _lineage(groups: list[list[int]], lines: list[str]) -> str:
+    """The header's rows (imports, then each parent's signature and docstring, outermost
+    first) in file order, the innermost kept first when they exceed HEADER_CHARS; what is
+    left out is one line that says so."""
+    kept: set[int] = set()
+    used = 0
+    for r in (r for rows in reversed(groups) for r in rows):
+        if r in kept:
+            continue
+        used += len(lines[r]) + 1
+        if used > HEADER_CHARS:
+            break
+        kept.add(r)
+    wanted = {r for rows in groups for r in rows}
+    text = "".join(f"{lines[r]}\n" for r in sorted(kept))
+    if len(kept) < len(wanted):
+        text = f"# ... {len(wanted) - len(kept)} lines of context left out\n" + text
+    return text
 
 
 def _capped(chunks: list[Chunk], count: Callable[[str], int] | None,

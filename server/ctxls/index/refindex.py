@@ -8,6 +8,7 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -25,6 +26,23 @@ CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 MAX_HOPS = 6  # re-export chains followed at most this deep
 MEMO_LIMIT = 1 << 14  # answers remembered per table (RefIndex.remembered)
+PER_FILE_LIMIT = 1 << 12  # files whose derived tables (rows, bindings, scopes) are kept
+
+
+class Recent(dict[str, Any]):
+    """A dict that forgets its oldest quarter when it would grow past ``cap``: tables
+    derived per file on demand, kept for the files read lately. Unbounded, a session over
+    50,000 files kept one for every file it ever read (1.6 GiB after 120 requests)."""
+
+    def __init__(self, cap: int = PER_FILE_LIMIT) -> None:
+        super().__init__()
+        self.cap = cap
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if len(self) >= self.cap and key not in self:
+            for old in list(itertools.islice(self, max(1, self.cap // 4))):
+                self.pop(old, None)
+        super().__setitem__(key, value)
 T = TypeVar("T")
 
 
@@ -81,14 +99,15 @@ class RefIndex:
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
-        self._imported: dict[str, tuple[Tables, frozenset[str]]] = {}
-        self._scopes: dict[str, tuple[Tables, list[str | None]]] = {}
-        self._rows: dict[str, tuple[Tables, list[Decl | None]]] = {}
-        self._bindings: dict[str, tuple[Tables, dict[str, list[Binding]]]] = {}
+        self._imported: dict[str, tuple[Tables, frozenset[str]]] = Recent()
+        self._scopes: dict[str, tuple[Tables, list[str | None]]] = Recent()
+        self._rows: dict[str, tuple[Tables, list[Decl | None]]] = Recent()
+        self._bindings: dict[str, tuple[Tables, dict[str, list[Binding]]]] = Recent()
         self._memo: tuple[int, dict[str, dict[Any, Any]]] = (-1, {})
         # (index version, value): a value that reads other files is stale after any change
-        self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = {}
-        self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]], Tables]] = {}
+        self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = Recent()
+        self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]],
+                                       Tables]] = Recent()
         self._global_names: tuple[int, dict[str, list[tuple[FileInfo, Decl]]]] | None = None
         self._includes: tuple[int, dict[str, set[str]]] | None = None  # module -> includers
         self._version = 0

@@ -9,10 +9,20 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ctxls.index.refindex import FileInfo, RefIndex
-from ctxls.index.resolve import Reference, definition, enclosing_class, references
+from ctxls.index.resolve import (
+    Reference,
+    bounded_references,
+    definition,
+    enclosing_class,
+    references,
+)
 from ctxls.index.tables import module_words
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
+
+# files judged for a caller's own callers (a test two hops away): bounded, as a window's
+# call sites are (context/limits.py MAX_CALLER_FILES)
+HOP_FILES = 400
 
 
 class TestHit(NamedTuple):
@@ -54,7 +64,7 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
                       None) if caller_info and ref.enclosing else None
         if caller is None or caller.kind not in ("function", "method", "class"):
             continue
-        for hop in references(index, ref.key, caller)[0]:
+        for hop in bounded_references(index, ref.key, caller, HOP_FILES)[0]:
             if is_test(hop.path):
                 add(TestHit(hop.key, hop.path, hop.enclosing,
                             f"calls {caller.qualname}, a caller of {decl.name} "

@@ -68,9 +68,19 @@ class Reference(NamedTuple):
 
 def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], list[Reference]]:
     """(resolved, candidates) call sites of ``decl`` defined in file ``key``."""
+    resolved, candidates, _, _ = bounded_references(index, key, decl, None)
+    return resolved, candidates
+
+
+def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None
+                       ) -> tuple[list[Reference], list[Reference], int, int]:
+    """``references``, judging the calls of at most ``max_files`` of the files that name
+    it (in path order); with how many were judged, and of how many. A name that thousands
+    of files use (a helper copied into every test fixture) costs seconds to judge in full;
+    a window needs a few call sites and says the count is partial."""
     home = index.files.get(key)
     if home is None:
-        return [], []
+        return [], [], 0, 0
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = index.owner(home, decl)
@@ -78,7 +88,9 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
     if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
                                 for b in home.refs.bindings):
         names = names | {DEFAULT}  # the module's default export: imported under any name
-    for other_key in sorted(set().union(*(index.by_name.get(n, set()) for n in names))):
+    naming = sorted(set().union(*(index.by_name.get(n, set()) for n in names)))
+    judged = naming if max_files is None else naming[:max_files]
+    for other_key in judged:
         info = index.files.get(other_key)
         if info is None:
             continue
@@ -97,7 +109,7 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
                 continue  # another name's unproven uses are that name's, not this one's
             ref = Reference(other_key, info.path, call, enclosing, verdict[1], verdict[2])
             (resolved if verdict[0] else candidates).append(ref)
-    return resolved, candidates
+    return resolved, candidates, len(judged), len(naming)
 
 
 def aliases(index: RefIndex, name: str) -> set[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pickle
 import re
+import threading
+from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -92,13 +94,36 @@ def index_names(refs: Refs) -> frozenset[str]:
                      | {w for i in refs.imports for w in module_words(i.module)})
 
 
+# Decoded tables kept at once. Past this, the longest-unused go back to their payload (a
+# second chance for any read since its last turn): a long session over a large workspace
+# otherwise ends up with every file it ever read decoded.
+DECODED_LIMIT = 3000
+_decoded: deque[Tables] = deque()
+_decoded_lock = threading.Lock()
+
+
+def _keep_decoded(tables: Tables) -> None:
+    with _decoded_lock:
+        _decoded.append(tables)
+        turns = 2 * len(_decoded)
+        while len(_decoded) > DECODED_LIMIT and turns:
+            turns -= 1
+            old = _decoded.popleft()
+            if old._used:  # read since its last turn: one more round
+                old._used = False
+                _decoded.append(old)
+            else:
+                old.release(encode_first=True)
+
+
 class Tables:
-    __slots__ = ("_payload", "_value", "errors", "names")
+    __slots__ = ("_payload", "_used", "_value", "errors", "names")
 
     def __init__(self, payload: bytes | None, names: str | None, errors: int,
                  value: tuple[Outline, Refs | None] | None = None) -> None:
         self._payload = payload
         self._value = value
+        self._used = False
         self.names = names  # "\n"-joined index names; None: the language has no refs query
         self.errors = errors  # ERROR/MISSING nodes in the parse
 
@@ -108,10 +133,14 @@ class Tables:
         return cls(None, names, len(outline.errors), (outline, refs))
 
     def _get(self) -> tuple[Outline, Refs | None]:
-        if self._value is None:
+        value = self._value
+        if value is None:
             assert self._payload is not None
-            self._value = decode(pickle.loads(self._payload))
-        return self._value
+            value = self._value = decode(pickle.loads(self._payload))
+            _keep_decoded(self)
+        else:
+            self._used = True
+        return value
 
     @property
     def outline(self) -> Outline:
@@ -125,9 +154,12 @@ class Tables:
     def decoded(self) -> bool:
         return self._value is not None
 
-    def release(self) -> None:
+    def release(self, encode_first: bool = False) -> None:
         """Back to the compact payload alone: a pass over every file (the search index's
-        build) decodes each once, and keeping them all decoded cost ~120 MiB on Django."""
+        build) decodes each once, and keeping them all decoded cost ~120 MiB on Django.
+        Tables made here rather than decoded have no payload until ``encode_first``."""
+        if self._payload is None and encode_first and self._value is not None:
+            self.payload()
         if self._payload is not None:
             self._value = None
 

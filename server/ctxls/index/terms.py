@@ -16,22 +16,39 @@ query (``compute_line_total``) as a phrase, this matches its words.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import itertools
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 import attrs
 
+from ctxls.index import chunks as chunks_module
+from ctxls.index import search as search_module
 from ctxls.index.chunks import BODY_MARK, Chunk
 from ctxls.index.search import IDENT, WEIGHTS, words
+from ctxls.index.store import extraction_fingerprint
 
 K1 = 1.2
 B = 0.75
 # FTS5's unicode61 tokenizer: runs of letters and digits, case-folded, diacritics removed.
 TOKEN = re.compile(r"[^\W_]+")
+
+
+@functools.cache
+def fingerprint() -> str:
+    """The shared index's version: the tables' (``extraction_fingerprint``) and the code
+    that cuts chunks and counts their terms, since the store holds those too."""
+    h = hashlib.blake2b(extraction_fingerprint().encode(), digest_size=12)
+    for module in (chunks_module, search_module, sys.modules[__name__]):
+        h.update(Path(module.__file__ or "").read_bytes())
+    return h.hexdigest()
 
 
 def tokens(text: str) -> list[str]:

@@ -88,6 +88,9 @@ class EcmascriptModules(ModuleSystem):
             project.answers[key] = found
         return found
 
+    def prepare(self, root: str) -> None:
+        self.project(root)
+
     def project(self, root: str) -> _Project:
         """Every tsconfig/jsconfig and package.json under ``root``, read once."""
         found = self._projects.get(root)

@@ -96,6 +96,9 @@ class RustCrates(ModuleSystem):
         names one (a ``mod`` block inside a file is not followed)."""
         return self.absolute(expr, 0, path, root)
 
+    def prepare(self, root: str) -> None:
+        self.crates(root)
+
     def crates(self, root: str) -> dict[str, str]:
         """Crate name -> key for every package under ``root`` (its manifests read once; a
         manifest that leads outside the workspace is not read)."""

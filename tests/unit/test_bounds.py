@@ -1,0 +1,41 @@
+"""What a long session keeps stays bounded: decoded tables and tables derived per file."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxls.index import tables as tables_mod
+from ctxls.index.refindex import Recent
+from ctxls.index.tables import Tables
+from ctxls.syntax import languages
+from ctxls.syntax.outline import outline_source
+
+
+def _packed(i: int) -> Tables:
+    lang = languages.for_path("m.py")
+    assert lang is not None
+    src = f"def f{i}(x):\n    return x + {i}\n".encode()
+    return Tables.of(outline_source(lang, src), None).packed()
+
+
+def test_decoded_tables_past_the_limit_go_back_to_their_payload(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables_mod, "DECODED_LIMIT", 10)
+    monkeypatch.setattr(tables_mod, "_decoded", tables_mod.deque())
+    all_tables = [_packed(i) for i in range(40)]
+    hot = all_tables[0]
+    for i, t in enumerate(all_tables):
+        assert [d.name for d in t.outline.decls] == [f"f{i}"]
+        assert hot.outline.decls  # read again each time: it keeps its second chance
+    assert sum(t.decoded for t in all_tables) <= 11
+    assert hot.decoded
+    assert [d.name for d in all_tables[5].outline.decls] == ["f5"]  # decodes again
+
+
+def test_a_recent_table_forgets_its_oldest_quarter() -> None:
+    table = Recent(8)
+    for i in range(20):
+        table[f"k{i}"] = i
+    assert len(table) <= 8 and "k19" in table and "k0" not in table
+    table["k19"] = 99  # replacing a key forgets nothing
+    assert table["k19"] == 99 and len(table) <= 8
