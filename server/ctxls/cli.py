@@ -1,5 +1,5 @@
-"""``ctxls serve | mcp | skeleton | read | range | refs | tests | deps | construct | chunks |
-stats | policy check | policy report``.
+"""``ctxls serve | mcp | index build | skeleton | read | range | refs | tests | deps |
+construct | chunks | stats | policy check | policy report``.
 
 Every command but ``serve`` goes through the Python client and a real server process, the same
 code path an agent uses, so what the shell shows is what an agent gets.
@@ -224,6 +224,8 @@ def _mcp(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"ctxls: --options is not JSON: {exc}", file=sys.stderr)
         return 2
+    if args.store:  # (--options wins)
+        options = {"store": args.store, **(options or {})}
     _logging(args.log_file, args.log_level)
     root = _mcp_root(args.root)
     if root is None:
@@ -240,6 +242,32 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _index(args: argparse.Namespace) -> int:
+    """`index build`: the shared index of each root's commit, written to the store."""
+    from ctxls.index import build as builder
+    from ctxls.index.pgstore import StoreError, redact
+
+    if not args.store:
+        print("ctxls: give the store: --store postgresql://... (or CTXLS_STORE)",
+              file=sys.stderr)
+        return 2
+    logging.basicConfig(level="WARNING", format="ctxls %(levelname)s %(message)s")
+    print(f"store {redact(args.store)}, engine {args.engine}", flush=True)
+    try:
+        fig = builder.build([Path(r) for r in args.roots], args.store, engine=args.engine,
+                            repo=args.repo, processes=args.processes,
+                            address=args.ray_address, batch=args.batch,
+                            say=lambda line: print(line, flush=True))
+        sizes = builder.store_sizes(args.store)
+    except StoreError as exc:
+        print(f"ctxls: the store could not be used: {exc}", file=sys.stderr)
+        return 1
+    print(builder.describe(fig, args.engine))
+    print("store size: " + ", ".join(f"{k} {v / (1 << 20):.1f} MiB" for k, v in sizes.items())
+          + f"; total {sum(sizes.values()) / (1 << 20):.1f} MiB")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ctxls", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -250,7 +278,11 @@ def main(argv: list[str] | None = None) -> int:
                      "of the current directory)")
     mcp.add_argument("--options", metavar="JSON", default=None,
                      help="server options, as initializationOptions (e.g. '{\"indexWait\": 30}')")
+    store_help = ("the shared index (postgresql://user@host/db; the password from "
+                  "PGPASSWORD or ~/.pgpass), default $CTXLS_STORE")
     for p in (serve, mcp):
+        p.add_argument("--store", default=os.environ.get("CTXLS_STORE"), metavar="DSN",
+                       help=store_help + "; start from it, index the rest here")
         p.add_argument("--log-file", metavar="PATH", help="log here instead of to stderr")
         p.add_argument("--log-level", default="warning",
                        choices=["debug", "info", "warning", "error"],
@@ -309,15 +341,32 @@ def main(argv: list[str] | None = None) -> int:
         common(sub_parser)
         sub_parser.add_argument("name")
 
+    ix = sub.add_parser("index", help="the shared index (PostgreSQL)")
+    ix_sub = ix.add_subparsers(dest="action", required=True)
+    bd = ix_sub.add_parser("build", help="index each root's commit into the shared store")
+    bd.add_argument("roots", nargs="+", metavar="ROOT")
+    bd.add_argument("--store", default=os.environ.get("CTXLS_STORE"), metavar="DSN",
+                    help=store_help)
+    bd.add_argument("--engine", choices=("local", "ray"), default="local",
+                    help="worker processes here, or Ray tasks (local Ray, or --ray-address)")
+    bd.add_argument("--repo", help="the repository's name (default: its remote's URL, "
+                    "else the folder's name)")
+    bd.add_argument("--processes", type=int, default=os.cpu_count() or 2,
+                    help="worker processes, or a local Ray's CPUs")
+    bd.add_argument("--ray-address", default=None, help="a Ray cluster (ray.init(address=))")
+    bd.add_argument("--batch", type=int, default=64, help="files per task")
+
     args = parser.parse_args(argv)
     if args.command == "policy":
         return _policy(args)
+    if args.command == "index":
+        return _index(args)
     if args.command == "serve":
         with compiled_once():
             from ctxls.lsp.server import serve as run
 
         _logging(args.log_file, args.log_level)
-        run(args.tcp)
+        run(args.tcp, {"store": args.store} if args.store else None)
         return 0
     if args.command == "mcp":
         return _mcp(args)

@@ -49,6 +49,12 @@ class Options:
     # Watch the workspace for files created, changed or deleted on disk, unless the client
     # registers workspace/didChangeWatchedFiles (VS Code does; Neovim on Linux does not).
     watch_files: bool = True
+    # The shared index (PostgreSQL) built by `ctxls index build`: clean files take their
+    # tables from the commit's manifest, and the rest are indexed here. An address such as
+    # postgresql://user@host/db (the password from PGPASSWORD or ~/.pgpass, best).
+    store: str | None = None
+    store_repo: str | None = None  # the repository's name in it (default: the remote's URL)
+    store_timeout: float = 2.5  # seconds to connect before indexing alone
 
     def skeleton(self, line_numbers: bool | None = None) -> SkeletonOptions:
         return SkeletonOptions(

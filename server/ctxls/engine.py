@@ -148,6 +148,8 @@ class Engine:
         if self.scan_task is not None and not self.scan_task.done():
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.scan_task), 30)
+        if self.ws.shared is not None:
+            self.ws.shared.close()
 
     # ---- answering -----------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -217,10 +219,16 @@ class Engine:
         counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
         try:
+            if ws.shared is not None:  # (beside the listing)
+                ws.shared.prefetching = True
+                loop.run_in_executor(None, ws.shared.prefetch, ws.roots)
             plan = await loop.run_in_executor(None, ws.scan_plan)
             listed = time.perf_counter()
             await self.listener.scan_started(len(plan))
             hits, misses = await loop.run_in_executor(None, ws.warm_start, plan)
+            if ws.shared is not None:
+                log.info("shared index %s: %d files from it, %d to parse here",
+                         ws.shared.state, ws.from_store, len(misses))
             # Every window counts tokens: load the tokenizer (0.2 s, 38 MiB) beside the
             # parse, not in the first request that needs it; and compile the queries of
             # each language the plan has (0.2 s for Python), which this process needs when

@@ -121,6 +121,16 @@ class SkippedFile:
 
 
 @attrs.define
+class StoreStatus:
+    location: str  # the shared index's address, never with its password
+    state: str  # connected | unreachable | lost | off
+    reason: str | None  # why not connected, or why nothing came from it
+    repository: str | None  # the repository's name in it
+    commit: str | None  # the commit whose manifest was read
+    local_paths: list[str]  # files parsed here at start (the first 200, sorted)
+
+
+@attrs.define
 class StatusResult:
     roots: list[str]
     scanning: bool
@@ -134,6 +144,9 @@ class StatusResult:
     search_ready: bool  # built over the scanned workspace (in the background, or by a search)
     reindexing: int  # files changed on disk, waiting to be indexed again
     reindexed: int  # files indexed again (or dropped) after changes on disk, so far
+    from_store: int  # files whose tables came from the shared index
+    indexed_locally: int  # files parsed by this server at start
+    store: StoreStatus | None  # the shared index, when one is configured
 
 
 @attrs.define

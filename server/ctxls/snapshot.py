@@ -33,6 +33,7 @@ from ctxls.errors import (
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file
 from ctxls.index.search import SearchIndex
+from ctxls.index.shared import SharedStore
 from ctxls.paths import Escaped, Located, close_paths, locate, read_inside, target_file
 from ctxls.policy import Policy
 from ctxls.syntax import languages
@@ -123,7 +124,8 @@ class Snapshot:
                  scanning: bool, planned: int, policy: Callable[[Path], Policy],
                  keep: _Keep, search: SearchIndex | None, from_cache: int,
                  search_ready: bool, cache: str | None, pending: int = 0,
-                 reindexed: int = 0) -> None:
+                 reindexed: int = 0, shared: SharedStore | None = None,
+                 from_store: int = 0, indexed_locally: int = 0) -> None:
         self.roots = roots
         self.options = options
         self.encoding: Encoding = encoding
@@ -137,6 +139,9 @@ class Snapshot:
         self.search = search  # ctx/search's index, as current as the request needs it
         self.search_ready = search_ready
         self.cache = cache  # the persistent index's database(s)
+        self.shared = shared  # the shared index, when one is configured
+        self.from_store = from_store  # files whose tables came from it
+        self.indexed_locally = indexed_locally  # files the scan parsed here
         self.fresh: dict[str, FileEntry] = {}  # files first read by this request
         self._entries = entries
         self._policy = policy

@@ -22,8 +22,10 @@ from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file, walk
 from ctxls.index.search import SearchIndex
-from ctxls.index.store import Store, default_dir, warm
+from ctxls.index.shared import SharedStore
+from ctxls.index.store import IndexStore, Store, default_dir, warm
 from ctxls.index.tables import Tables
+from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import Located, locate, locate_many
 from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.snapshot import DocState, Snapshot
@@ -49,6 +51,13 @@ class Workspace:
         self.refs = RefIndex()
         self.stores: dict[Path, Store] = {}
         self.from_cache = 0
+        self.from_store = 0  # files whose tables came from the shared index
+        self.indexed_locally = 0  # files the scan parsed here
+        # The shared index, read at start and by searches; None without the `store` option.
+        self.shared: SharedStore | None = None
+        if self.options.store:
+            self.shared = SharedStore(self.options.store, store_fingerprint(),
+                                      self.options.store_repo, self.options.store_timeout)
         # ctx/search's index: built after the scan (or on first use), refreshed per file by
         # content hash; see requests/search.py.
         self.search: SearchIndex | None = None
@@ -87,7 +96,9 @@ class Workspace:
             keep=self.put_entry, search=self.search,
             from_cache=self.from_cache, search_ready=self.search_ready,
             pending=self.pending, reindexed=self.reindexed,
-            cache=", ".join(str(s.path) for s in self.stores.values()) or None)
+            cache=", ".join(str(s.path) for s in self.stores.values()) or None,
+            shared=self.shared, from_store=self.from_store,
+            indexed_locally=self.indexed_locally)
         if path or uri:
             # (a request meets the same error where it reads the file)
             with contextlib.suppress(CtxError):
@@ -233,21 +244,29 @@ class Workspace:
 
     def warm_start(self, plan: list[tuple[str, str]]
                    ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
-        """Entries restored from the persistent index, and the files still to index."""
+        """Entries restored from the stores, and the files still to index: the local
+        cache first (a stat per file), then the shared index for what it did not hold."""
         hits: list[FileEntry] = []
         misses: list[tuple[str, str]] = []
         for root in self.roots:
-            mine = [(rel, a) for rel, a in plan if self._root_of(a) == root]
-            store = self._store(root)
-            if store is None:
-                h, m = warm(mine, {}, self.options.max_file_bytes)  # unlisted files only
+            rest = [(rel, a) for rel, a in plan if self._root_of(a) == root]
+            local = self._store(root)
+            if local is None:
+                h, rest = warm(rest, {}, self.options.max_file_bytes)  # unlisted files only
                 hits.extend(h)
-                misses.extend(m)
-                continue
-            h, m = warm(mine, store.load(), self.options.max_file_bytes)
-            self.from_cache += sum(1 for e in h if e.tables is not None)
-            hits.extend(h)
-            misses.extend(m)
+            sources: list[IndexStore] = [s for s in (local, self.shared) if s is not None]
+            for source in sources:
+                h, rest = source.restore(root, rest, self.options.max_file_bytes)
+                n = sum(1 for e in h if e.tables is not None)
+                if source is self.shared:
+                    self.from_store += n
+                else:
+                    self.from_cache += n
+                hits.extend(h)
+            misses.extend(rest)
+        self.indexed_locally = len(misses)
+        if self.shared is not None:
+            self.shared.local_paths = [rel for rel, _ in misses]
         return hits, misses
 
     def persist(self, entries: list[FileEntry]) -> None:

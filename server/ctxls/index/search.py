@@ -14,6 +14,7 @@ the server: a restart re-chunks only the files whose content hash changed. It is
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -42,11 +43,13 @@ CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 def words(text: str) -> str:
     """Identifiers split on underscores and case, lower-cased: ``getHTTPResponse`` ->
     ``get http response``."""
-    out: list[str] = []
-    for ident in IDENT.findall(text):
-        for piece in ident.split("_"):
-            out += [w.lower() for w in CAMEL.findall(piece)]
-    return " ".join(out)
+    return " ".join(w for w in map(_split, IDENT.findall(text)) if w)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split(ident: str) -> str:
+    """One identifier's words (remembered: a file repeats its identifiers many times)."""
+    return " ".join(w.lower() for piece in ident.split("_") for w in CAMEL.findall(piece))
 
 
 @attrs.frozen

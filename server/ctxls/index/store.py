@@ -1,5 +1,11 @@
 """The persistent index: outlines and reference tables in SQLite, keyed by content hash.
 
+Stores share one small interface (``IndexStore``): start-up asks each, in turn, for the
+tables of the files the previous one did not have (``restore``), and the files parsed
+locally are written back (``save``, ``forget``). Two implement it: this per-root SQLite
+cache (the default), and the shared PostgreSQL index a fleet of sidecars reads
+(``index/shared.py``), which a sidecar never writes.
+
 One database per workspace root, outside the workspace (the XDG cache directory unless the
 ``cacheDir`` option says otherwise). A restart on an unchanged tree takes the tables of every
 file whose content hash matches from here instead of parsing it. As git does with its
@@ -13,6 +19,7 @@ and rebuilt: the cache is never trusted over the files.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -20,7 +27,7 @@ import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import ctxls
 from ctxls.index.scan import SNIFF, FileEntry, index_file
@@ -43,7 +50,28 @@ def default_dir() -> Path:
     return Path(base) / "ctxls"
 
 
-def _fingerprint() -> str:
+class IndexStore(Protocol):
+    """Where start-up finds tables it need not parse."""
+
+    @property
+    def label(self) -> str:
+        """Where it is, for ``ctx/status`` (never with a password)."""
+
+    def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
+                ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+        """(entries it holds the tables of, files it does not) among ``plan``."""
+
+    def save(self, entries: Iterable[FileEntry]) -> None:
+        """Keep the tables of files indexed here."""
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Files deleted from the workspace."""
+
+    def close(self) -> None: ...
+
+
+@functools.cache
+def extraction_fingerprint() -> str:
     """What the cached tables depend on: every grammar file and the code that extracts
     tables from trees (so an edited extractor never trusts tables an older one wrote)."""
     h = hashlib.blake2b(digest_size=12)
@@ -66,9 +94,17 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         name = hashlib.blake2b(str(root).encode(), digest_size=8).hexdigest()
         self.path = folder / f"{name}.sqlite"
-        self.fingerprint = _fingerprint()
+        self.fingerprint = extraction_fingerprint()
         self.db = self._open()
         self._ident = _ident(self.path)
+
+    @property
+    def label(self) -> str:
+        return str(self.path)
+
+    def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
+                ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+        return warm(plan, self.load(), max_bytes)
 
     def _current(self) -> sqlite3.Connection:
         """The connection, opened again when the file was deleted or replaced under it

@@ -42,6 +42,9 @@ P = TypeVar("P")
 
 
 server = CtxServer()
+# Options given on the command line (`ctxls serve --store ...`): initializationOptions
+# override them.
+DEFAULTS: dict[str, Any] = {}
 
 
 async def _guard(call: Callable[[], Any]) -> Any:
@@ -105,9 +108,11 @@ def initialize(ls: CtxServer, params: t.InitializeParams) -> None:
     if not roots and params.root_path:
         roots = [Path(params.root_path)]
     options = Options()
-    if params.initialization_options:
+    sent = params.initialization_options
+    given = {**DEFAULTS, **sent} if isinstance(sent, dict) else sent or dict(DEFAULTS)
+    if given:
         try:
-            options = ls.protocol._converter.structure(params.initialization_options, Options)
+            options = ls.protocol._converter.structure(given, Options)
         except Exception as exc:
             log.warning("invalid initializationOptions, using defaults: %s", exc)
             ls.window_show_message(t.ShowMessageParams(
@@ -208,8 +213,9 @@ async def workspace_symbol(ls: CtxServer, params: t.WorkspaceSymbolParams) -> An
         lambda snap: symbols.workspace_symbols(snap, params.query)))
 
 
-def serve(tcp: str | None = None) -> None:
+def serve(tcp: str | None = None, defaults: dict[str, Any] | None = None) -> None:
     """Serve on stdio (or TCP)."""
+    DEFAULTS.update(defaults or {})
     logging.getLogger("pygls").setLevel(logging.WARNING)  # it logs every message at INFO
     if tcp:
         host, _, port = tcp.rpartition(":")

@@ -6,6 +6,11 @@ files at a time on a worker thread (``plan`` on the event loop, ``build`` off it
 while requests are answered; a search waits for that build (at most `indexWait`), then
 folds in the files changed since on its own thread and queries. Nothing here runs long on
 the event loop: one bundled 900 KB file once held it (and every other request) 90 s.
+
+With a shared index connected, the commit's files are searched in the database and only
+the sidecar's own files (changed, untracked) are kept in the local index; the two are
+ranked by one BM25 (``index/shared.py``). When the database fails mid-search, that search
+indexes every file here (on its own thread) and answers from the local index, saying so.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from ctxls import protocol as p
 from ctxls.errors import InvalidParams
 from ctxls.index import chunks as chunks_module
 from ctxls.index import search as search_module
+from ctxls.index.chunks import Chunk
+from ctxls.index.pgstore import StoreError
 from ctxls.index.scan import FileEntry
 from ctxls.index.search import Hit, SearchIndex
 from ctxls.requests.chunks import file_chunks
@@ -36,23 +43,57 @@ def search(snap: Snapshot, params: p.SearchParams) -> p.SearchResult:
         raise InvalidParams("`query` is empty")
     index = snap.search
     assert index is not None, "open_index() runs before a search"
-    found = hits(snap, params.query, max(1, min(params.limit, 200)))
+    found, lost, files = _hits(snap, params.query, max(1, min(params.limit, 200)))
+    notes = snap.scan_notes() + _build_notes(snap)
+    if lost is not None:
+        notes.append(f"the shared index was lost ({lost}); every file was indexed here for "
+                     "this search and the next")
     return p.SearchResult(params.query, [
         p.SearchHit(h.chunk_id, snap.locate(path=h.path).uri, h.path, h.symbol, h.kind,
-                    h.granularity, round(h.score, 4)) for h in found], len(index.digests),
-        complete=snap.indexed and snap.search_ready,
-        notes=snap.scan_notes() + _build_notes(snap))
+                    h.granularity, round(h.score, 4)) for h in found],
+        len(index.digests) if files is None else files,
+        complete=snap.indexed and snap.search_ready, notes=notes)
 
 
 def hits(snap: Snapshot, query: str, limit: int) -> list[Hit]:
     """The best chunks for ``query``; once the index is built, files changed since are
     folded in first (on the request's own thread)."""
+    return _hits(snap, query, limit)[0]
+
+
+def _hits(snap: Snapshot, query: str, limit: int
+          ) -> tuple[list[Hit], str | None, int | None]:
+    """The hits, why the shared index failed if it did, and the files searched when the
+    shared index was."""
+    shared = snap.shared
+    lost = None
+    if shared is not None and shared.state == "connected" and shared.roots:
+        mine = [e for _, e in snap.entries() if _searchable(e)]
+        if shared.searchable(len(shared.split(mine)[1])):
+            def chunks_of(e: FileEntry) -> list[Chunk] | None:
+                found = file_chunks(snap, e.abspath, None)
+                return found[1] if found is not None else None
+
+            try:
+                return shared.search(query, limit, mine, chunks_of), None, len(mine)
+            except StoreError as exc:
+                lost = str(exc)
     index = snap.search
     if index is None:
-        return []
-    if snap.search_ready:
+        return [], lost, None
+    if snap.search_ready:  # (after a loss: every file the local index lacks, now)
         build(snap, index, stale(snap, index), None)
-    return index.search(query, limit)
+    return index.search(query, limit), lost, None
+
+
+def _scope(ws: Workspace) -> set[str] | None:
+    """The files the local index must hold: None for every file; with a shared index
+    searched in the database, only this server's own."""
+    shared = ws.shared
+    if shared is None or shared.state != "connected" or not shared.roots:
+        return None
+    mine = shared.split(e for e in ws.entries.values() if _searchable(e))[1]
+    return {e.abspath for e in mine} if shared.searchable(len(mine)) else None
 
 
 def _build_notes(snap: Snapshot) -> list[str]:
@@ -82,8 +123,10 @@ def plan(ws: Workspace) -> tuple[list[str], list[str]]:
         ws.search = index = _open(ws)
     live = {e.path for e in ws.entries.values() if _searchable(e)}
     gone = sorted(set(index.digests) - live)
+    scope = _scope(ws)  # (with a shared index, only this server's own files are built)
     todo = sorted(k for k, e in ws.entries.items()
-                  if _searchable(e) and index.digests.get(e.path) != e.digest)
+                  if _searchable(e) and (scope is None or k in scope)
+                  and index.digests.get(e.path) != e.digest)
     return todo, gone
 
 

@@ -20,7 +20,15 @@ def status(snap: Snapshot, params: p.StatusParams) -> p.StatusResult:
         skipped=sorted(skipped, key=lambda s: s.path), encoding=snap.options.encoding,
         from_cache=snap.from_cache, cache=snap.cache,
         search_indexed=len(snap.search.digests) if snap.search else 0,
-        search_ready=snap.search_ready, reindexing=snap.pending, reindexed=snap.reindexed)
+        search_ready=snap.search_ready, reindexing=snap.pending, reindexed=snap.reindexed,
+        from_store=snap.from_store, indexed_locally=snap.indexed_locally, store=_store(snap))
+
+
+def _store(snap: Snapshot) -> p.StoreStatus | None:
+    if snap.shared is None:
+        return None
+    r = snap.shared.report()
+    return p.StoreStatus(r.location, r.state, r.reason, r.repository, r.commit, r.local_paths)
 
 
 def record_outcome(snap: Snapshot, params: p.OutcomeParams) -> p.OutcomeResult:
