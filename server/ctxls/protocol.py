@@ -136,7 +136,8 @@ class StatusResult:
     scanning: bool
     files: int
     indexed: int
-    skipped: list[SkippedFile]
+    skipped: list[SkippedFile]  # the first MAX_SKIPPED by path
+    skipped_count: int  # all of them
     encoding: str
     from_cache: int  # files whose tables came from the persistent index
     cache: str | None  # the persistent index's database, if any

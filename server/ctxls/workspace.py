@@ -162,6 +162,7 @@ class Workspace:
         uri lies in the workspace."""
         todo: list[tuple[str, str]] = []
         gone: list[str] = []
+        folders: set[str] = set()
         seen = False
         for loc in locate_many(self.roots, uris):
             if loc is None:
@@ -172,8 +173,16 @@ class Workspace:
                 todo.append((loc.path, key))
             elif key in self.entries:
                 gone.append(key)
-            else:  # a whole folder is gone
-                gone += [k for k in self.entries if k.startswith(key + os.sep)]
+            elif not loc.abspath.exists():  # perhaps a whole folder is gone
+                folders.add(key)
+        if folders:  # one pass over the index for all of them, not one per path
+            for k in self.entries:
+                folder = os.path.dirname(k)
+                while len(folder) > 1:
+                    if folder in folders:
+                        gone.append(k)
+                        break
+                    folder = os.path.dirname(folder)
         return (todo, gone) if seen else None
 
     def apply(self, entries: list[FileEntry], gone: list[str]) -> None:

@@ -124,3 +124,19 @@ async def test_every_index_answer_says_whether_it_is_complete(root: Path) -> Non
             assert late["complete"] is True and late["notes"] == [], method
     finally:
         await client.close()
+
+
+async def test_the_status_lists_the_first_skipped_files_and_counts_them_all(root: Path) -> None:
+    """A monorepo's fixtures can hold thousands of files that do not parse on purpose: the
+    status lists the first 200 by path and counts every one."""
+    broken = root / "fixtures"
+    broken.mkdir()
+    for i in range(230):
+        (broken / f"bad_{i:03}.py").write_text("def broken(:\n")
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        status = await ctx.request("ctx/status", {})
+    paths = [s["path"] for s in status["skipped"]]
+    assert len(paths) == 200 and paths == sorted(paths)
+    assert status["skippedCount"] >= 230  # (the example's own broken file too)
+    assert paths[0] == "broken/syntax_error.py" or paths[0].startswith("fixtures/bad_000")

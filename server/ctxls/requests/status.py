@@ -8,16 +8,23 @@ from ctxls import protocol as p
 from ctxls.errors import InvalidParams
 from ctxls.snapshot import Snapshot
 
+# files listed in `skipped` at most (the first by path; `skippedCount` counts them all): a
+# monorepo's test fixtures hold thousands with parse errors on purpose, and a client that
+# polls the status got them all every time
+MAX_SKIPPED = 200
+
 
 def status(snap: Snapshot, params: p.StatusParams) -> p.StatusResult:
     entries = [e for _, e in snap.entries()]
-    skipped = [p.SkippedFile(e.path, ", ".join(e.notes)) for e in entries
+    skipped = [e for e in entries
                if e.status != "ok" or e.non_utf8 or (e.tables and e.tables.errors)]
+    shown = sorted(skipped, key=lambda e: e.path)[:MAX_SKIPPED]
     return p.StatusResult(
         roots=[r.as_uri() for r in snap.roots], scanning=snap.scanning,
         files=max(snap.planned, len(entries)),
         indexed=sum(1 for e in entries if e.tables is not None),
-        skipped=sorted(skipped, key=lambda s: s.path), encoding=snap.options.encoding,
+        skipped=[p.SkippedFile(e.path, ", ".join(e.notes)) for e in shown],
+        skipped_count=len(skipped), encoding=snap.options.encoding,
         from_cache=snap.from_cache, cache=snap.cache,
         search_indexed=len(snap.search.digests) if snap.search else 0,
         search_ready=snap.search_ready, reindexing=snap.pending, reindexed=snap.reindexed,

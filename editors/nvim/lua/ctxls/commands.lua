@@ -247,7 +247,8 @@ function M.status()
   client.request("status", bufnr, "ctx/status", vim.empty_dict(), function(r)
     local state = r.scanning and "scanning" or "ready"
     vim.notify(("ctxls: %s, %d of %d files indexed (%d from the cache), %d skipped"):format(
-      state, r.indexed, r.files, r.fromCache or 0, #(r.skipped or {})), vim.log.levels.INFO)
+      state, r.indexed, r.files, r.fromCache or 0, r.skippedCount or #(r.skipped or {})),
+      vim.log.levels.INFO)
   end)
 end
 
