@@ -84,7 +84,7 @@ def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | N
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = index.owner(home, decl)
-    names = aliases(index, decl.name)
+    names = aliases(index, decl.name, max_files)
     if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
                                 for b in home.refs.bindings):
         names = names | {DEFAULT}  # the module's default export: imported under any name
@@ -112,13 +112,16 @@ def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | N
     return resolved, candidates, len(judged), len(naming)
 
 
-def aliases(index: RefIndex, name: str) -> set[str]:
+def aliases(index: RefIndex, name: str, max_files: int | None = None) -> set[str]:
     """``name`` and the names re-exports give it (``export {a as b} from``, ``from m import
-    a as b``), since a module that imports the new name finds it through them."""
+    a as b``), since a module that imports the new name finds it through them; looked for
+    in at most ``max_files`` of the files naming each (the bound of ``bounded_references``)."""
     names, todo = {name}, [name]
     while todo and len(names) <= MAX_HOPS:
         current = todo.pop()
-        for key in index.by_name.get(current, ()):
+        naming = index.by_name.get(current, set())
+        keys = naming if max_files is None else sorted(naming)[:max_files]
+        for key in keys:
             info = index.files.get(key)
             for imp in info.refs.imports if info is not None else ():
                 if imp.name == current and imp.local not in names:
