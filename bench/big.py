@@ -173,6 +173,8 @@ async def latencies(ctx: CtxClient, root: Path, picks: list[tuple[str, str, int]
             continue
         ms = (time.perf_counter() - began) * 1000
         out["construct"].append(ms)
+        if ms > 1000:
+            print(f"    slow construct {path}::{qual} {ms:.0f} ms", flush=True)
         slow.append((ms, f"{path}::{qual}"))
         began = time.perf_counter()
         try:
@@ -181,7 +183,10 @@ async def latencies(ctx: CtxClient, root: Path, picks: list[tuple[str, str, int]
         except RpcError:
             r = None
         else:
-            out["ctx/references"].append((time.perf_counter() - began) * 1000)
+            ms = (time.perf_counter() - began) * 1000
+            out["ctx/references"].append(ms)
+            if ms > 1000:
+                print(f"    slow ctx/references {path}::{qual} {ms:.0f} ms", flush=True)
         if r is None:
             continue
         name = qual.split(".")[-1].split(")")[-1]
@@ -193,7 +198,11 @@ async def latencies(ctx: CtxClient, root: Path, picks: list[tuple[str, str, int]
                 "textDocument": {"uri": (root / path).as_uri()},
                 "position": {"line": line - 1, "character": col},
                 "context": {"includeDeclaration": False}}, timeout=300)
-            out["textDocument/references"].append((time.perf_counter() - began) * 1000)
+            ms = (time.perf_counter() - began) * 1000
+            out["textDocument/references"].append(ms)
+            if ms > 1000:
+                print(f"    slow textDocument/references {path}:{line} {name} {ms:.0f} ms",
+                      flush=True)
     slow.sort(reverse=True)
     out["slowest"] = slow[:5]  # type: ignore[assignment]
     return out
