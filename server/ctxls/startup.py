@@ -22,9 +22,11 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-# A frozen class's __hash__ embeds hash() of a string, which differs in every process:
-# kept, it would never be found again, and the cache would grow with every start.
-PER_PROCESS = "<attrs generated hash "
+# A hashable class's __hash__ embeds hash() of a string, which differs in every process
+# (attrs names the script after the method, or compiles all of a class's methods as one
+# "methods" script): kept, it would never be found again.
+PER_PROCESS = "__hash__"
+LIMIT = 20_000  # about 3.5 times what a server's imports generate
 
 
 def _cache_file() -> Path:
@@ -78,12 +80,14 @@ def compiled_once() -> Iterator[None]:
     def compile_and_eval(script: str, globs: dict[str, Any] | None,
                          locs: Mapping[str, object] | None = None,
                          filename: str = "") -> None:
+        if PER_PROCESS in script:
+            eval(compile(script, filename, "exec"), globs, locs)
+            return
         key = hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).digest()
         code = table.get(key)
         if code is None:
             code = compile(script, filename, "exec")
-            if not filename.startswith(PER_PROCESS):
-                added[key] = code
+            added[key] = code
         eval(code, globs, locs)
 
     _make._compile_and_eval = compile_and_eval
@@ -92,4 +96,5 @@ def compiled_once() -> Iterator[None]:
     finally:
         _make._compile_and_eval = original
         if added:
-            _save(path, {**table, **added})
+            # entries of classes since changed are never read again: past the bound, start over
+            _save(path, added if len(table) + len(added) > LIMIT else {**table, **added})
