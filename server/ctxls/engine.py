@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import threading
 import time
 import traceback
 from collections.abc import AsyncIterator, Callable
@@ -118,8 +119,9 @@ class Engine:
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.search_done = asyncio.Event()  # ... has ended
-        self.watch_task: asyncio.Task[None] | None = None
-        self.stop_watching = asyncio.Event()
+        self.watching = False
+        self.waiting = 0  # requests waiting for the scan
+        self.stop_watching = threading.Event()
         self.answering = 0  # requests being answered now: background builds wait for them
         # files changed on disk (watcher, client), waiting to be indexed again, in order
         self.changes: dict[str, None] = {}
@@ -135,9 +137,8 @@ class Engine:
 
     def start(self, watch: bool) -> None:
         """Start the scan (on the running loop) and, if ``watch``, the file watcher."""
+        self.watching = watch and self.ws.options.watch_files and bool(self.ws.roots)
         self.scan_task = asyncio.create_task(self._scan())
-        if watch and self.ws.options.watch_files and self.ws.roots:
-            self.watch_task = asyncio.create_task(self._watch())
 
     async def stop(self) -> None:
         """Let a running scan finish writing the index cache (bounded), then stop; the
@@ -183,9 +184,13 @@ class Engine:
         """Wait for the initial scan, at most ``timeout`` seconds (default `indexWait`);
         whether it has finished."""
         if self.ws.scanning or self.scan_task is None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.scan_done.wait(), self.ws.options.index_wait
-                                       if timeout is None else timeout)
+            self.waiting += 1
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.scan_done.wait(), self.ws.options.index_wait
+                                           if timeout is None else timeout)
+            finally:
+                self.waiting -= 1
         return self.scan_done.is_set()
 
     async def request(self, row: Request, params: Any) -> Any:
@@ -218,6 +223,7 @@ class Engine:
         started = time.perf_counter()
         counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
+        plan: list[tuple[str, str]] = []
         try:
             if ws.shared is not None:  # (beside the listing)
                 ws.shared.prefetching = True
@@ -233,10 +239,10 @@ class Engine:
             # parse, not in the first request that needs it; and compile the queries of
             # each language the plan has (0.2 s for Python), which this process needs when
             # a request first reads a file of it. Not beside the listing and the cache's
-            # load, whose threads they would hold up on the GIL (1 s on vuejs/core).
-            counting = loop.run_in_executor(None, tokenizer, ws.options.encoding)
-            compiling = loop.run_in_executor(None, _load_languages, plan,
-                                             [str(r) for r in ws.roots])
+            # load, whose threads they would hold up on the GIL (1 s on vuejs/core); with
+            # nothing to parse, once the index is ready.
+            if misses:
+                counting, compiling = self._warm_up(plan)
             ws.add(hits)
             restored = time.perf_counter()
             done = len(hits)
@@ -252,20 +258,27 @@ class Engine:
         except Exception:
             log.error("scan failed: %s", traceback.format_exc())
         finally:
-            gc.enable()
             gc.freeze()  # the index lives as long as the server: keep it out of collections
+            gc.enable()
             ws.scanning = False
             # Ready when the index is: a request that counts tokens, or reads a language
             # whose queries are still compiling, waits for them (their loaders are locked).
             self.scan_done.set()
             self.listener.policy_changed()
             self.listener.scan_finished(len(ws.entries))
-            if counting is not None:
-                with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
-                    await counting
-            if compiling is not None:
-                with contextlib.suppress(Exception):
-                    await compiling
+        # The requests that waited for the index are answered first: what follows takes
+        # the GIL in long stretches (compiling queries, setting a tree's watches).
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if not self.waiting and not self.answering:
+                break
+        if self.watching:
+            self._watch()
+        if counting is None or compiling is None:
+            counting, compiling = self._warm_up(plan)
+        for work in (counting, compiling):
+            with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
+                await work
         if fresh:  # the index is ready; writing the cache must not delay the answers
             try:
                 await loop.run_in_executor(None, ws.persist, fresh)
@@ -273,6 +286,12 @@ class Engine:
                 log.error("index cache not written: %s", traceback.format_exc())
         if ws.options.search_prebuild:
             self.search_task = asyncio.create_task(self._build_search())
+
+    def _warm_up(self, plan: list[tuple[str, str]]
+                 ) -> tuple[asyncio.Future[object], asyncio.Future[None]]:
+        loop, ws = asyncio.get_running_loop(), self.ws
+        return (loop.run_in_executor(None, tokenizer, ws.options.encoding),
+                loop.run_in_executor(None, _load_languages, plan, [str(r) for r in ws.roots]))
 
     async def _index(self, files: list[tuple[str, str]]) -> AsyncIterator[list[FileEntry]]:
         """Index ``files`` in batches, as each batch is done: in worker processes when there
@@ -350,6 +369,10 @@ class Engine:
         ws, loop = self.ws, asyncio.get_running_loop()
         began = time.perf_counter()
         try:
+            if ws.search is None:  # (opening reads every file's digest: not on the loop)
+                opened = await loop.run_in_executor(None, search.open_new, ws)
+                if ws.search is None:
+                    ws.search = opened
             todo, gone = search.plan(ws)
             index = search.open_index(ws)
             if gone:
@@ -381,11 +404,13 @@ class Engine:
             await asyncio.wait_for(self.search_done.wait(), self.ws.options.index_wait)
         return self.search_done.is_set()
 
-    async def _watch(self) -> None:
+    def _watch(self) -> None:
         """Files created, changed or deleted on disk join the index within a second or so.
         The walk's rules apply (.gitignore files, excludes, the folders always skipped); the
-        policy file is watched too, for its diagnostics."""
-        ws = self.ws
+        policy file is watched too, for its diagnostics. Started once the index is ready
+        (setting up the watches of a large tree takes a core for seconds), on a thread of
+        its own; what changed before its watches were set is found by one more listing."""
+        ws, loop = self.ws, asyncio.get_running_loop()
         ignores = {str(root): Ignores(root, ws.options.exclude) for root in ws.roots}
 
         def rel_of(path: str) -> tuple[str, str] | None:
@@ -403,25 +428,66 @@ class Engine:
                 ignores[root].forget(rel.rpartition("/")[0])
             return not ignores[root].ignored(rel)
 
-        try:
-            async for changes in watchfiles.awatch(*ws.roots, watch_filter=wanted,
-                                                   debounce=200, step=50,
-                                                   stop_event=self.stop_watching):
-                uris: list[str] = []
-                for _, path in sorted(changes, key=lambda c: c[1]):
-                    found = rel_of(path)
-                    if found is not None and os.path.isdir(path):  # a new folder: files
-                        root, folder = found  # made before its watch was set are missed
-                        uris += [Path(abspath).as_uri() for rel, abspath in walk(Path(path))
-                                 if not ignores[root].ignored(f"{folder}/{rel}")]
-                        continue
-                    uris.append(Path(path).as_uri())
-                self.changed(uris)
-                log.info("watched %d changes on disk", len(changes))
-                if any(p.endswith(POLICY_PATH) for _, p in changes):
-                    self.listener.policy_changed()
-        except Exception:
-            log.error("file watching stopped: %s", traceback.format_exc())
+        def uris_of(changes: set[tuple[watchfiles.Change, str]]) -> list[str]:
+            uris: list[str] = []
+            for _, path in sorted(changes, key=lambda c: c[1]):
+                found = rel_of(path)
+                if found is not None and os.path.isdir(path):  # a new folder: files
+                    root, folder = found  # made before its watch was set are missed
+                    uris += [Path(abspath).as_uri() for rel, abspath in walk(Path(path))
+                             if not ignores[root].ignored(f"{folder}/{rel}")]
+                    continue
+                uris.append(Path(path).as_uri())
+            return uris
+
+        def run() -> None:
+            try:
+                watching = False
+                for changes in watchfiles.watch(*ws.roots, watch_filter=wanted, debounce=200,
+                                                step=50, stop_event=self.stop_watching,
+                                                rust_timeout=1000, yield_on_timeout=True,
+                                                raise_interrupt=False):
+                    if not watching:  # (the first yield comes once the watches are set)
+                        watching = True
+                        missed = drift(ws)
+                        if missed:
+                            loop.call_soon_threadsafe(self._watched, missed, False)
+                    if changes:
+                        policy = any(p.endswith(POLICY_PATH) for _, p in changes)
+                        loop.call_soon_threadsafe(self._watched, uris_of(changes), policy)
+            except Exception:
+                log.error("file watching stopped: %s", traceback.format_exc())
+
+        threading.Thread(target=run, name="ctxls-watch", daemon=True).start()
+
+    def _watched(self, uris: list[str], policy: bool) -> None:
+        if self.stop_watching.is_set():
+            return
+        self.changed(uris)
+        log.info("watched %d changes on disk", len(uris))
+        if policy:
+            self.listener.policy_changed()
+
+
+def drift(ws: Workspace) -> list[str]:
+    """Files listed now that the index lacks or holds with another size or time, and files
+    it holds that are gone: what changed between the scan's listing and the watches."""
+    out: list[str] = []
+    listed: set[str] = set()
+    entries = ws.entries
+    for root in ws.roots:
+        for _, abspath in walk(root, ws.options.exclude):
+            listed.add(abspath)
+            e = entries.get(abspath)
+            try:
+                st = os.stat(abspath)
+            except OSError:
+                continue
+            if e is None or e.size != st.st_size or e.mtime_ns != st.st_mtime_ns:
+                out.append(Path(abspath).as_uri())
+    out += [Path(k).as_uri() for k in list(entries)
+            if k not in listed and not os.path.exists(k)]
+    return out
 
 
 def _forget(index: SearchIndex, paths: list[str]) -> None:

@@ -76,3 +76,23 @@ def test_a_pass_over_every_file_leaves_the_tables_compact(tmp_path: Path) -> Non
     stats(ws.snapshot(), p.StatsParams())
     assert [t is not None and t.decoded for t in tables] == [True, False, False]
     assert [d.name for d in tables[1].outline.decls] == ["f1"]  # decodes again on demand
+
+
+def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: Path) -> None:
+    import os
+
+    from ctxls.engine import drift
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
+    (tmp_path / ".gitignore").write_text("ignored.py\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch(ws.scan_plan(), 1 << 20))
+    assert drift(ws) == []  # nothing changed: nothing to index again
+    (tmp_path / "a.py").write_text("def a():\n    return 22\n")  # another size
+    st = os.stat(tmp_path / "b.py")
+    os.utime(tmp_path / "b.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    (tmp_path / "c.py").unlink()
+    (tmp_path / "d.py").write_text("def d():\n    return 4\n")
+    (tmp_path / "ignored.py").write_text("x = 1\n")  # the walk's rules apply
+    assert sorted(drift(ws)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")

@@ -107,7 +107,7 @@ def _build_notes(snap: Snapshot) -> list[str]:
 def open_index(ws: Workspace) -> SearchIndex:
     """The workspace's search index, opened on first use (on the event loop: cheap)."""
     if ws.search is None:
-        ws.search = _open(ws)
+        ws.search = open_new(ws)
     return ws.search
 
 
@@ -120,7 +120,7 @@ def plan(ws: Workspace) -> tuple[list[str], list[str]]:
     """(files to chunk into the index, paths it holds that are gone), on the event loop."""
     index = open_index(ws)
     if not index.current():  # the file was deleted under it: open it again, all stale
-        ws.search = index = _open(ws)
+        ws.search = index = open_new(ws)
     live = {e.path for e in ws.entries.values() if _searchable(e)}
     gone = sorted(set(index.digests) - live)
     scope = _scope(ws)  # (with a shared index, only this server's own files are built)
@@ -157,7 +157,7 @@ def build(snap: Snapshot, index: SearchIndex, keys: list[str], budget_s: float |
     return n
 
 
-def _open(ws: Workspace) -> SearchIndex:
+def open_new(ws: Workspace) -> SearchIndex:
     """On disk beside the first root's reference index when the index persists."""
     store = next(iter(ws.stores.values()), None) if ws.options.persist else None
     if store is None:
