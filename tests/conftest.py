@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import atexit
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,7 @@ collect_ignore = ["fixtures"]
 
 # Servers the tests start keep their persistent index here, never in the user's cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="ctxls-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 EXAMPLE = REPO / "examples" / "workspace"
 
 

@@ -30,7 +30,8 @@ a, b = t.Position(line=1, character=2), t.Position(1, 2)
 edit = t.TextEdit(t.Range(a, b), "x")
 print(json.dumps({"compiled": compiled, "equal": a == b, "repr": repr(edit),
                   "hash_differs": t.Position(1, 3) != a,
-                  "frozen": hash(Point(1)) == hash(Point(1)) and Point(1) != Point(2), "cache": str(_cache_file())}))
+                  "frozen": hash(Point(1)) == hash(Point(1)) and Point(1) != Point(2),
+                  "cache": str(_cache_file())}))
 """
 
 
