@@ -513,3 +513,26 @@ def test_a_name_through_barrels_that_star_export_each_other_is_searched_once(
     assert calls <= 4 * 6 * 7  # modules x names x depths, not 4 ** 6
     found = index.export(top, "found")
     assert found is not None and found[1].name == "found"
+
+
+def test_a_bounded_search_judges_the_nearest_files_and_counts_them() -> None:
+    """A window looks for call sites in at most N of the files naming the target, those
+    sharing the most folders with it first; the unbounded search finds them all."""
+    from ctxls.index.resolve import bounded_references, nearest
+
+    files = {"pkg/core/money.py": b"def total(x):\n    return x\n",
+             "pkg/core/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n",
+             "pkg/core/sub/deep.py": b"from pkg.core.money import total\n\ntotal(2)\n"}
+    for i in range(6):  # far away, and first in path order
+        files[f"aaa/far{i}.py"] = b"from pkg.core.money import total\n\ntotal(3)\n"
+    index = _workspace(files)
+    home = "/ws/pkg/core/money.py"
+    decl = resolve(index.files[home].outline, "total", "pkg/core/money.py")
+    resolved, _, judged, naming = bounded_references(index, home, decl, 2)
+    assert (judged, naming) == (2, 8)
+    assert {r.path for r in resolved} == {"pkg/core/use.py", "pkg/core/sub/deep.py"}
+    everything = references(index, home, decl)[0]
+    assert len(everything) == 8 and {r.path for r in everything} >= {f"aaa/far{i}.py"
+                                                                     for i in range(6)}
+    assert nearest(["/a/b/c.py", "/x/y.py", "/a/z.py", "/a/b/d/e.py"], "/a/b/home.py", 3) == [
+        "/a/b/c.py", "/a/b/d/e.py", "/a/z.py"]

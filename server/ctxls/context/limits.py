@@ -32,9 +32,10 @@ MAX_CANDIDATES = 40  # unproven name matches carried (rejected by the gate, coun
 MAX_TESTS = 24  # tests and setup files considered as items
 MAX_TEST_ITEMS = 8  # tests shown by name (the digest counts the rest)
 SECOND_HOP = 8  # callers whose own callers the digest counts (each is a references query)
-# files whose calls are judged for a window's call sites and counts: a name thousands of
-# files use (a helper copied into every test fixture) took seconds; the note says so
-MAX_CALLER_FILES = 400
+# files whose calls are judged for a window's call sites and counts, the nearest to the
+# target's first: a name thousands of files use (a helper copied into every test fixture,
+# babel's `C`) took 2 s at 400 (about 5 ms a file on first reading); the note says so
+MAX_CALLER_FILES = 100
 
 # The agent's own retrieval and the one ranking call
 SEARCH_HITS = 8  # chunks ctx/search contributes when the request gives a `query`

@@ -22,7 +22,7 @@ from ctxls.syntax.outline import Decl
 
 # files judged for a caller's own callers (a test two hops away): bounded, as a window's
 # call sites are (context/limits.py MAX_CALLER_FILES)
-HOP_FILES = 400
+HOP_FILES = 100
 
 
 class TestHit(NamedTuple):

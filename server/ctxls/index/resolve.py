@@ -12,7 +12,10 @@ Every answer separates what is proven (``resolved``) from what only matches by n
 
 from __future__ import annotations
 
+import heapq
+import os
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
@@ -75,21 +78,22 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
 def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None
                        ) -> tuple[list[Reference], list[Reference], int, int]:
     """``references``, judging the calls of at most ``max_files`` of the files that name
-    it (in path order); with how many were judged, and of how many. A name that thousands
-    of files use (a helper copied into every test fixture) costs seconds to judge in full;
-    a window needs a few call sites and says the count is partial."""
+    it, the nearest to its own file first; with how many were judged, and of how many. A
+    name that thousands of files use (a helper copied into every test fixture) costs
+    seconds to judge in full; a window needs a few call sites and says the count is
+    partial."""
     home = index.files.get(key)
     if home is None:
         return [], [], 0, 0
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = index.owner(home, decl)
-    names = aliases(index, decl.name, max_files)
+    names = aliases(index, decl.name, max_files, key)
     if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
                                 for b in home.refs.bindings):
         names = names | {DEFAULT}  # the module's default export: imported under any name
     naming = sorted(set().union(*(index.by_name.get(n, set()) for n in names)))
-    judged = naming if max_files is None else naming[:max_files]
+    judged = naming if max_files is None else nearest(naming, key, max_files)
     for other_key in judged:
         info = index.files.get(other_key)
         if info is None:
@@ -112,15 +116,33 @@ def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | N
     return resolved, candidates, len(judged), len(naming)
 
 
-def aliases(index: RefIndex, name: str, max_files: int | None = None) -> set[str]:
+def nearest(keys: Iterable[str], home: str, n: int) -> list[str]:
+    """The ``n`` of ``keys`` that share the most folders with ``home`` (then by path): a
+    module's callers are mostly its package's own files and tests."""
+    parts = home.split(os.sep)
+
+    def shared(key: str) -> int:
+        depth = 0
+        for a, b in zip(parts, key.split(os.sep), strict=False):
+            if a != b:
+                break
+            depth += 1
+        return depth
+
+    return heapq.nsmallest(n, keys, key=lambda k: (-shared(k), k))
+
+
+def aliases(index: RefIndex, name: str, max_files: int | None = None,
+            near: str = "") -> set[str]:
     """``name`` and the names re-exports give it (``export {a as b} from``, ``from m import
     a as b``), since a module that imports the new name finds it through them; looked for
-    in at most ``max_files`` of the files naming each (the bound of ``bounded_references``)."""
+    in at most ``max_files`` of the files naming each, the nearest to ``near`` first (the
+    bound of ``bounded_references``)."""
     names, todo = {name}, [name]
     while todo and len(names) <= MAX_HOPS:
         current = todo.pop()
         naming = index.by_name.get(current, set())
-        keys = naming if max_files is None else sorted(naming)[:max_files]
+        keys = naming if max_files is None else nearest(naming, near, max_files)
         for key in keys:
             info = index.files.get(key)
             for imp in info.refs.imports if info is not None else ():
