@@ -39,3 +39,17 @@ def test_a_recent_table_forgets_its_oldest_quarter() -> None:
     assert len(table) <= 8 and "k19" in table and "k0" not in table
     table["k19"] = 99  # replacing a key forgets nothing
     assert table["k19"] == 99 and len(table) <= 8
+
+
+def test_tables_no_file_holds_any_more_are_freed_though_decoded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import weakref
+
+    monkeypatch.setattr(tables_mod, "_decoded", tables_mod.deque())
+    old = _packed(1)
+    assert old.outline.decls  # decoded, and counted among the decoded tables
+    gone = weakref.ref(old)
+    del old  # the file changed: the index holds new tables
+    gc.collect()
+    assert gone() is None
