@@ -53,6 +53,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
+TICK_NS = 2_000_000_000  # a file system's coarsest timestamp tick, as the warm start allows
 FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
 
 
@@ -121,6 +122,7 @@ class Engine:
         self.search_done = asyncio.Event()  # ... has ended
         self.watching = False
         self.waiting = 0  # requests waiting for the scan
+        self.scan_began_ns = 0
         self.stop_watching = threading.Event()
         self.answering = 0  # requests being answered now: background builds wait for them
         # files changed on disk (watcher, client), waiting to be indexed again, in order
@@ -221,6 +223,7 @@ class Engine:
         loop = asyncio.get_running_loop()
         fresh: list[FileEntry] = []
         started = time.perf_counter()
+        self.scan_began_ns = time.time_ns()
         counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
         plan: list[tuple[str, str]] = []
@@ -449,7 +452,7 @@ class Engine:
                                                 raise_interrupt=False):
                     if not watching:  # (the first yield comes once the watches are set)
                         watching = True
-                        missed = drift(ws)
+                        missed = drift(ws, self.scan_began_ns - TICK_NS)
                         if missed:
                             loop.call_soon_threadsafe(self._watched, missed, False)
                     if changes:
@@ -469,9 +472,11 @@ class Engine:
             self.listener.policy_changed()
 
 
-def drift(ws: Workspace) -> list[str]:
-    """Files listed now that the index lacks or holds with another size or time, and files
-    it holds that are gone: what changed between the scan's listing and the watches."""
+def drift(ws: Workspace, since_ns: int) -> list[str]:
+    """Files listed now that the index lacks, or holds with another size or time and that
+    were written since ``since_ns`` (the scan's start), and files it holds that are gone:
+    what changed between the scan's listing and the watches. (Files from the shared index
+    carry no time of their own: git vouched for them.)"""
     out: list[str] = []
     listed: set[str] = set()
     entries = ws.entries
@@ -483,7 +488,8 @@ def drift(ws: Workspace) -> list[str]:
                 st = os.stat(abspath)
             except OSError:
                 continue
-            if e is None or e.size != st.st_size or e.mtime_ns != st.st_mtime_ns:
+            if e is None or (st.st_mtime_ns >= since_ns and (
+                    e.size != st.st_size or e.mtime_ns != st.st_mtime_ns)):
                 out.append(Path(abspath).as_uri())
     out += [Path(k).as_uri() for k in list(entries)
             if k not in listed and not os.path.exists(k)]

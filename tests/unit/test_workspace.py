@@ -80,19 +80,28 @@ def test_a_pass_over_every_file_leaves_the_tables_compact(tmp_path: Path) -> Non
 
 def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: Path) -> None:
     import os
+    import time
+
+    import attrs
 
     from ctxls.engine import drift
 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
     (tmp_path / ".gitignore").write_text("ignored.py\n")
+    hour_ago = time.time_ns() - 3600 * 10**9
+    for name in ("a", "b", "c"):  # written before the scan began
+        os.utime(tmp_path / f"{name}.py", ns=(hour_ago, hour_ago))
     ws = Workspace([tmp_path])
     ws.add(index_batch(ws.scan_plan(), 1 << 20))
-    assert drift(ws) == []  # nothing changed: nothing to index again
+    began = time.time_ns() - 2_000_000_000
+    assert drift(ws, began) == []  # nothing changed: nothing to index again
+    vouched = ws.entries[str(tmp_path / "c.py")]  # as the shared index gives it: no time
+    ws.entries[str(tmp_path / "c.py")] = attrs.evolve(vouched, mtime_ns=0)
+    assert drift(ws, began) == []  # not written since the scan began: not looked at again
     (tmp_path / "a.py").write_text("def a():\n    return 22\n")  # another size
-    st = os.stat(tmp_path / "b.py")
-    os.utime(tmp_path / "b.py", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    os.utime(tmp_path / "b.py", ns=(time.time_ns(), time.time_ns()))  # same size, touched
     (tmp_path / "c.py").unlink()
     (tmp_path / "d.py").write_text("def d():\n    return 4\n")
     (tmp_path / "ignored.py").write_text("x = 1\n")  # the walk's rules apply
-    assert sorted(drift(ws)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")
+    assert sorted(drift(ws, began)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")

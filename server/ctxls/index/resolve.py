@@ -77,6 +77,19 @@ def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], 
 
 def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None
                        ) -> tuple[list[Reference], list[Reference], int, int]:
+    """``_bounded_references``, remembered until the index changes when bounded: a window
+    asks it for the target, then for each caller twice (its tests, the second-hop count)."""
+    if max_files is None:
+        return _bounded_references(index, key, decl, None)
+    span = decl.name_span
+    resolved, candidates, judged, naming = index.remembered(
+        "references", (key, decl.qualname, span.start_row, span.start_col, max_files),
+        lambda: _bounded_references(index, key, decl, max_files))
+    return list(resolved), list(candidates), judged, naming
+
+
+def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None
+                        ) -> tuple[list[Reference], list[Reference], int, int]:
     """``references``, judging the calls of at most ``max_files`` of the files that name
     it, the nearest to its own file first; with how many were judged, and of how many. A
     name that thousands of files use (a helper copied into every test fixture) costs
