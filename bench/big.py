@@ -1,16 +1,16 @@
 """A workspace of about 50,000 files: several large repositories side by side, one run.
 
-Set up once (the repositories are git directories, e.g. what the `fetch` tool brings; each is
-cloned beside the others with ``git clone --shared``; Django's sdist comes from the package
-registry and the standard library from this interpreter):
+Set up once into a folder ROOT of your choosing (each REPO is a git directory, e.g. what the
+`fetch` tool brings, cloned beside the others with ``git clone --shared``; Django's sdist
+comes from the package registry, ``pip download --no-binary :all: --no-deps
+django==5.2.19``; the standard library from this interpreter):
 
-    python bench/big.py --setup /tmp/big --repo /work/.mirror/babel+babel/repo \\
-        --repo /work/.mirror/bevyengine+bevy/repo --repo .../rust-analyzer/repo \\
-        --repo .../python+mypy/repo --sdist /tmp/corpora/py/django-5.2.19.tar.gz
+    python bench/big.py ROOT --setup --repo BABEL_GIT_DIR --repo BEVY_GIT_DIR \\
+        --repo RUST_ANALYZER_GIT_DIR --repo MYPY_GIT_DIR ... --sdist DJANGO_SDIST
 
 Then measure:
 
-    python bench/big.py /tmp/big --checkout babel:de007ea188
+    python bench/big.py ROOT --checkout babel:de007ea188
 
 Printed, in one run and side by side (ratios against the baselines of the same run):
   1. the files: listed, and parsed per language;

@@ -452,7 +452,7 @@ class Engine:
                                                 raise_interrupt=False):
                     if not watching:  # (the first yield comes once the watches are set)
                         watching = True
-                        missed = drift(ws, self.scan_began_ns - TICK_NS)
+                        missed = ws.drift(self.scan_began_ns - TICK_NS)
                         if missed:
                             loop.call_soon_threadsafe(self._watched, missed, False)
                     if changes:
@@ -470,30 +470,6 @@ class Engine:
         log.info("watched %d changes on disk", len(uris))
         if policy:
             self.listener.policy_changed()
-
-
-def drift(ws: Workspace, since_ns: int) -> list[str]:
-    """Files listed now that the index lacks, or holds with another size or time and that
-    were written since ``since_ns`` (the scan's start), and files it holds that are gone:
-    what changed between the scan's listing and the watches. (Files from the shared index
-    carry no time of their own: git vouched for them.)"""
-    out: list[str] = []
-    listed: set[str] = set()
-    entries = ws.entries
-    for root in ws.roots:
-        for _, abspath in walk(root, ws.options.exclude):
-            listed.add(abspath)
-            e = entries.get(abspath)
-            try:
-                st = os.stat(abspath)
-            except OSError:
-                continue
-            if e is None or (st.st_mtime_ns >= since_ns and (
-                    e.size != st.st_size or e.mtime_ns != st.st_mtime_ns)):
-                out.append(Path(abspath).as_uri())
-    out += [Path(k).as_uri() for k in list(entries)
-            if k not in listed and not os.path.exists(k)]
-    return out
 
 
 def _forget(index: SearchIndex, paths: list[str]) -> None:

@@ -233,6 +233,30 @@ class Workspace:
         self.planned = len(plan)
         return plan
 
+    def drift(self, since_ns: int) -> list[str]:
+        """Files listed now that the index lacks, or holds with another size or time and
+        that were written since ``since_ns`` (the scan's start), and files it holds that are
+        gone: what changed between the scan's listing and the file watches. (Files from the
+        shared index carry no time of their own: git vouched for them.) Safe beside the
+        event loop: it reads the entries as they are and changes nothing."""
+        out: list[str] = []
+        listed: set[str] = set()
+        entries = self.entries
+        for root in self.roots:
+            for _, abspath in walk(root, self.options.exclude):
+                listed.add(abspath)
+                e = entries.get(abspath)
+                try:
+                    st = os.stat(abspath)
+                except OSError:
+                    continue
+                if e is None or (st.st_mtime_ns >= since_ns and (
+                        e.size != st.st_size or e.mtime_ns != st.st_mtime_ns)):
+                    out.append(Path(abspath).as_uri())
+        out += [Path(k).as_uri() for k in list(entries)
+                if k not in listed and not os.path.exists(k)]
+        return out
+
     def _root_of(self, abspath: str) -> Path:
         if len(self.roots) == 1:
             return self.roots[0]

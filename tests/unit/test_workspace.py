@@ -84,8 +84,6 @@ def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: 
 
     import attrs
 
-    from ctxls.engine import drift
-
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
     (tmp_path / ".gitignore").write_text("ignored.py\n")
@@ -95,13 +93,13 @@ def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: 
     ws = Workspace([tmp_path])
     ws.add(index_batch(ws.scan_plan(), 1 << 20))
     began = time.time_ns() - 2_000_000_000
-    assert drift(ws, began) == []  # nothing changed: nothing to index again
+    assert ws.drift(began) == []  # nothing changed: nothing to index again
     vouched = ws.entries[str(tmp_path / "c.py")]  # as the shared index gives it: no time
     ws.entries[str(tmp_path / "c.py")] = attrs.evolve(vouched, mtime_ns=0)
-    assert drift(ws, began) == []  # not written since the scan began: not looked at again
+    assert ws.drift(began) == []  # not written since the scan began: not looked at again
     (tmp_path / "a.py").write_text("def a():\n    return 22\n")  # another size
     os.utime(tmp_path / "b.py", ns=(time.time_ns(), time.time_ns()))  # same size, touched
     (tmp_path / "c.py").unlink()
     (tmp_path / "d.py").write_text("def d():\n    return 4\n")
     (tmp_path / "ignored.py").write_text("x = 1\n")  # the walk's rules apply
-    assert sorted(drift(ws, began)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")
+    assert sorted(ws.drift(began)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")
