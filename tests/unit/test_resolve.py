@@ -536,3 +536,62 @@ def test_a_bounded_search_judges_the_nearest_files_and_counts_them() -> None:
                                                                      for i in range(6)}
     assert nearest(["/a/b/c.py", "/x/y.py", "/a/z.py", "/a/b/d/e.py"], "/a/b/home.py", 3) == [
         "/a/b/c.py", "/a/b/d/e.py", "/a/z.py"]
+
+
+def test_fixtures_calling_a_shared_helper_are_not_candidates_of_their_own_function(
+        tmp_path: Path) -> None:
+    """svelte: thousands of `_config.js` call `test(...)` imported from a module that binds
+    it by destructuring (the tables cannot follow that), and each fixture declares a `test`
+    of its own. A call of a name imported from another module is no candidate use of a
+    fixture's function unless that module imports the fixture's."""
+    fixture = b"import { test } from '../../test';\n\nexport default test({\n  test() {}\n});\n"
+    index = _on_disk(tmp_path, {
+        "tests/suite.ts": b"export function suite() { return { test: 1, run: 2 }; }\n",
+        "tests/test.ts": (b"import { suite } from './suite';\n"
+                          b"const { test, run } = suite();\nexport { test, run };\n"),
+        "tests/samples/a/_config.ts": fixture,
+        "tests/samples/b/_config.ts": fixture,
+        # a module the index cannot follow may be anything: its names stay candidates
+        "tests/alias.ts": b"export * from '@scope/fixtures';\n",
+        "tests/samples/c/run.ts": b"import { test } from '../../alias';\n\ntest();\n",
+    })
+    home = "tests/samples/a/_config.ts"
+    decl = resolve(index.files[f"{tmp_path}/{home}"].outline, "test", home)
+    resolved, candidates = references(index, f"{tmp_path}/{home}", decl)
+    assert resolved == []
+    assert {(c.path, c.call.row) for c in candidates} == {("tests/samples/c/run.ts", 2)}
+
+
+def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> None:
+    """textDocument/references reads only the files that import their way to the
+    declaration (directly, through a re-export, or through its module or a package above
+    it); where names are reached only by import (Python, ECMAScript)."""
+    from ctxls.index.resolve import may_prove
+
+    index = _workspace({
+        "pkg/__init__.py": b"from .helpers import f\n",
+        "pkg/helpers.py": b"def f():\n    return 1\n",
+        "other.py": b"def f():\n    return 2\n",
+        "by_reexport.py": b"from pkg import f\n\nf()\n",
+        "by_package.py": b"import pkg\n\npkg.helpers.f()\n",
+        "by_module.py": b"from pkg import helpers\n\nhelpers.f()\n",
+        "by_alias.py": b"import pkg.helpers as h\n\nh.f()\n",
+        "by_star.py": b"from pkg.helpers import *\n\nf()\n",
+        "elsewhere.py": b"from other import f\n\nf()\n",
+        "nothing.py": b"import os\n\nf = os.path.join\nf()\n",
+        "lib/f.ts": b"export function f() { return 1; }\n",
+        "lib/index.ts": b"export * from './f';\n",
+        "ns.ts": b"import * as lib from './lib/index';\n\nlib.f();\n",
+        "g.ts": b"export function f() { return 2; }\n",
+        "not_ns.ts": b"import { f } from './g';\n\nf();\n",
+    })
+    for home, reaching, not_reaching in (
+            ("pkg/helpers.py", {"by_reexport.py", "by_package.py", "by_module.py",
+                                "by_alias.py", "by_star.py", "pkg/__init__.py"},
+             {"elsewhere.py", "nothing.py", "other.py"}),
+            ("lib/f.ts", {"ns.ts", "lib/index.ts"}, {"not_ns.ts", "g.ts"})):
+        info = index.files[f"/ws/{home}"]
+        decl = resolve(info.outline, "f", home)
+        judged = {path: may_prove(index, index.files[f"/ws/{path}"], info, decl, {"f"})
+                  for path in reaching | not_reaching}
+        assert judged == {p: p in reaching for p in judged}, home

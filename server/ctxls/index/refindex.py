@@ -478,6 +478,9 @@ class RefIndex:
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions
 
+    def module_system(self, info: FileInfo) -> ModuleSystem:
+        return _system(info.path)
+
     def internal(self, info: FileInfo) -> tuple[str, ...]:
         """The file's own top-level names no other file calls (C's `static`), none in a
         file its includers copy (a header's `static inline` is each includer's)."""

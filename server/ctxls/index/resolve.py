@@ -218,8 +218,10 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
                     return True, "the workspace's one definition of a global function", ""
         if found is None:  # a builtin or undeclared, unless a workspace module was asked
             source = _workspace_import(index, info, call.name)
-            return None if source is None else (
-                False, f"imported from {source}, where {call.name} was not found", IMPORT)
+            if source is None or not _may_reach(index, source[1], call.name, home):
+                return None
+            return (False, f"imported from {source[0]}, where {call.name} was not found",
+                    IMPORT)
         if not means(found):
             return None  # another declaration of the name
         return True, "imported name" if info.key != home.key else "name in its own module", ""
@@ -357,13 +359,68 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     return False
 
 
-def _workspace_import(index: RefIndex, info: FileInfo, name: str) -> str | None:
-    """The module, as written, from which the file imports ``name``, when the workspace has
-    that module (so a name not found there is not proven absent)."""
+def _workspace_import(index: RefIndex, info: FileInfo, name: str
+                      ) -> tuple[str, FileInfo] | None:
+    """The module, as written, from which the file imports ``name``, and its file, when
+    the workspace has that module (so a name not found there is not proven absent)."""
     for imp in info.refs.imports:
         if imp.local == name and imp.name and imp.name != "*":
-            return imp.module if index.module_file(index.absolute(info, imp)) else None
+            src = index.module_file(index.absolute(info, imp))
+            return (imp.module, src) if src is not None else None
     return None
+
+
+def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> bool:
+    """Whether ``name``, which the tables did not find in module ``source`` (a destructured
+    ``const {test} = suite()``, a ``module.exports`` object), may still be ``home``'s: when
+    ``source`` is ``home``'s module, imports it, or re-exports the name from a module the
+    index cannot follow (a tsconfig path, a package). Otherwise every fixture calling a
+    shared helper would be a candidate call of each fixture's own function of that name."""
+    own = {m.key for m in index.package(home)}
+    if source.key in own:
+        return True
+    for imp in source.refs.imports:
+        target = index.module_file(index.absolute(source, imp))
+        if target is not None and target.key in own:
+            return True
+        if target is None and (imp.name == "*" or name in (imp.name, imp.local)):
+            return True
+    return False
+
+
+def may_prove(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl,
+              names: set[str]) -> bool:
+    """Whether the file ``info`` can hold a proven use of ``home``'s top-level ``decl``
+    (known by ``names``): where a module's names are reached only by importing it, a file
+    none of whose imports leads to the declaration (directly, through re-exports, or to its
+    module or a package above it) cannot, and need not be read. A name copied into
+    thousands of test fixtures (svelte's `test`) otherwise meant reading and parsing each."""
+    system = index.module_system(home)
+    if decl.parents or not system.imports_only or index.module_system(info) is not system:
+        return True
+    own = {m.key for m in index.package(home)}
+    if info.key in own:
+        return True
+    modules = index.module_names_of(home)
+    target = (home.key, decl.qualname)
+    for imp in info.refs.imports:
+        absolute = index.absolute(info, imp)
+        src = index.module_file(absolute)
+        if src is not None and src.key in own:
+            return True
+        named = f"{absolute}.{imp.name}" if imp.name and imp.name != "*" else absolute
+        if any(m == named or m.startswith(f"{named}.") for m in modules):
+            return True  # `import pkg` then `pkg.sub.f()`; `from pkg import sub`
+        if src is None:
+            continue
+        if imp.name and imp.name != "*":
+            got = index.imported(info, imp)
+        else:  # a namespace or star import: the module's export of one of the names
+            got = next((f for n in names if (f := index.export(src, n)) is not None
+                        and (f[0].key, f[1].qualname) == target), None)
+        if got is not None and (got[0].key, got[1].qualname) == target:
+            return True
+    return False
 
 
 def _open_base(index: RefIndex, info: FileInfo, cls: Decl, hops: int = 0) -> str | None:

@@ -19,7 +19,7 @@ from functools import lru_cache
 import tree_sitter as ts
 
 from ctxls.index.refs import DEFAULT, Call
-from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge, may_prove
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
@@ -71,7 +71,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     literal = re.compile(b"|".join(re.escape(n.encode()) for n in names))
     for other in sorted(files):
         info = index.files.get(other)
-        if info is None or languages.spec_for(info.path) != spec:
+        if info is None or languages.spec_for(info.path) != spec or not may_prove(
+                index, info, home, decl, names):
             continue
         try:
             v = snap.view_at(other)

@@ -41,6 +41,9 @@ class ModuleSystem:
     # A method the receiver's type lacks may come from a trait the file brings into scope,
     # declared there or imported (Rust: a trait's methods are callable only then).
     scoped_traits: ClassVar[bool] = False
+    # Another module's top-level names are reachable only through an import of it (or of
+    # a module re-exporting them): a file importing nothing that leads there cannot use one.
+    imports_only: ClassVar[bool] = False
     # A module has a default export, which a default import (and CommonJS `require`) binds.
     default_exports: ClassVar[bool] = False
     # Objects whose members are the module's own top-level names (CommonJS `exports.f = ...`).

@@ -52,6 +52,7 @@ class _Project:
 @register("ecmascript")
 class EcmascriptModules(ModuleSystem):
     default_exports = True
+    imports_only = True
     export_objects = ("exports", "module.exports")
 
     def __init__(self) -> None:

@@ -10,6 +10,7 @@ INIT_FILES = ("__init__.py", "__init__.pyi")
 @register("python")
 class PythonPackages(ModuleSystem):
     package_files = INIT_FILES
+    imports_only = True
 
     def module_name(self, path: str) -> str | None:
         """``pkg/sub/mod.py`` -> ``pkg.sub.mod``, ``pkg/__init__.py`` -> ``pkg``."""
