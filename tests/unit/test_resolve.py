@@ -518,7 +518,8 @@ def test_a_name_through_barrels_that_star_export_each_other_is_searched_once(
 def test_a_bounded_search_judges_the_nearest_files_and_counts_them() -> None:
     """A window looks for call sites in at most N of the files naming the target, those
     sharing the most folders with it first; the unbounded search finds them all."""
-    from ctxls.index.resolve import bounded_references, nearest
+    from ctxls.index.reach import nearest
+    from ctxls.index.resolve import bounded_references
 
     files = {"pkg/core/money.py": b"def total(x):\n    return x\n",
              "pkg/core/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n",
@@ -566,7 +567,7 @@ def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> Non
     """textDocument/references reads only the files that import their way to the
     declaration (directly, through a re-export, or through its module or a package above
     it); where names are reached only by import (Python, ECMAScript)."""
-    from ctxls.index.resolve import may_prove
+    from ctxls.index.reach import may_prove
 
     index = _workspace({
         "pkg/__init__.py": b"from .helpers import f\n",
@@ -595,3 +596,31 @@ def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> Non
         judged = {path: may_prove(index, index.files[f"/ws/{path}"], info, decl, {"f"})
                   for path in reaching | not_reaching}
         assert judged == {p: p in reaching for p in judged}, home
+
+
+def test_only_imports_that_lead_to_a_declaration_give_it_another_name(tmp_path: Path) -> None:
+    """A default export is imported under any name, and every `import React from 'react'`
+    made `React` an alias of each one (babel's `export default () => ...`: every default
+    import's calls judged, 105 s for one textDocument/references); re-exports and default
+    imports of the declaration itself still count, through barrels too."""
+    from ctxls.index.reach import aliases
+
+    index = _on_disk(tmp_path, {
+        "src/view.ts": b"export default function View() { return 1; }\n",
+        "src/barrel.ts": b"export { default as Screen } from './view';\n",
+        "src/app.ts": (b"import React from 'react';\nimport V from './view';\n"
+                       b"import { Screen as S } from './barrel';\nReact(); V(); S();\n"),
+        "src/other.ts": b"export default function Other() {}\n",
+        "src/more.ts": b"import O from './other';\nO();\n",
+        "src/anon.ts": b"export default (x: number): number => {\n  return x;\n};\n",
+        "src/use_anon.ts": b"import anon from './anon';\nanon(1);\n",
+    })
+    view = index.files[f"{tmp_path}/src/view.ts"]
+    assert aliases(index, view, resolve(view.outline, "View", "src/view.ts")) == {
+        "View", "Screen", "V", "S"}
+    anon = index.files[f"{tmp_path}/src/anon.ts"]
+    decl = anon.outline.decls[0]
+    assert aliases(index, anon, decl) == {"anon"}
+    resolved, candidates = references(index, anon.key, decl)
+    assert [(r.path, r.call.row) for r in resolved] == [("src/use_anon.ts", 1)]
+    assert candidates == []

@@ -12,17 +12,15 @@ Every answer separates what is proven (``resolved``) from what only matches by n
 
 from __future__ import annotations
 
-import heapq
-import os
 import re
-from collections.abc import Iterable
 from typing import NamedTuple
 
+from ctxls.index.reach import aliases, may_reach, nearest
 from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refindex import module_name as module_name
-from ctxls.index.refs import DEFAULT, Binding, Call
+from ctxls.index.refs import Binding, Call
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
@@ -101,10 +99,7 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
     resolved: list[Reference] = []
     candidates: list[Reference] = []
     owner = index.owner(home, decl)
-    names = aliases(index, decl.name, max_files, key)
-    if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
-                                for b in home.refs.bindings):
-        names = names | {DEFAULT}  # the module's default export: imported under any name
+    names = aliases(index, home, decl, max_files)
     naming = sorted(set().union(*(index.by_name.get(n, set()) for n in names)))
     judged = naming if max_files is None else nearest(naming, key, max_files)
     for other_key in judged:
@@ -127,42 +122,6 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
             ref = Reference(other_key, info.path, call, enclosing, verdict[1], verdict[2])
             (resolved if verdict[0] else candidates).append(ref)
     return resolved, candidates, len(judged), len(naming)
-
-
-def nearest(keys: Iterable[str], home: str, n: int) -> list[str]:
-    """The ``n`` of ``keys`` that share the most folders with ``home`` (then by path): a
-    module's callers are mostly its package's own files and tests."""
-    parts = home.split(os.sep)
-
-    def shared(key: str) -> int:
-        depth = 0
-        for a, b in zip(parts, key.split(os.sep), strict=False):
-            if a != b:
-                break
-            depth += 1
-        return depth
-
-    return heapq.nsmallest(n, keys, key=lambda k: (-shared(k), k))
-
-
-def aliases(index: RefIndex, name: str, max_files: int | None = None,
-            near: str = "") -> set[str]:
-    """``name`` and the names re-exports give it (``export {a as b} from``, ``from m import
-    a as b``), since a module that imports the new name finds it through them; looked for
-    in at most ``max_files`` of the files naming each, the nearest to ``near`` first (the
-    bound of ``bounded_references``)."""
-    names, todo = {name}, [name]
-    while todo and len(names) <= MAX_HOPS:
-        current = todo.pop()
-        naming = index.by_name.get(current, set())
-        keys = naming if max_files is None else nearest(naming, near, max_files)
-        for key in keys:
-            info = index.files.get(key)
-            for imp in info.refs.imports if info is not None else ():
-                if imp.name == current and imp.local not in names:
-                    names.add(imp.local)
-                    todo.append(imp.local)
-    return names
 
 
 def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home: FileInfo,
@@ -218,7 +177,7 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
                     return True, "the workspace's one definition of a global function", ""
         if found is None:  # a builtin or undeclared, unless a workspace module was asked
             source = _workspace_import(index, info, call.name)
-            if source is None or not _may_reach(index, source[1], call.name, home):
+            if source is None or not may_reach(index, source[1], call.name, home):
                 return None
             return (False, f"imported from {source[0]}, where {call.name} was not found",
                     IMPORT)
@@ -368,59 +327,6 @@ def _workspace_import(index: RefIndex, info: FileInfo, name: str
             src = index.module_file(index.absolute(info, imp))
             return (imp.module, src) if src is not None else None
     return None
-
-
-def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> bool:
-    """Whether ``name``, which the tables did not find in module ``source`` (a destructured
-    ``const {test} = suite()``, a ``module.exports`` object), may still be ``home``'s: when
-    ``source`` is ``home``'s module, imports it, or re-exports the name from a module the
-    index cannot follow (a tsconfig path, a package). Otherwise every fixture calling a
-    shared helper would be a candidate call of each fixture's own function of that name."""
-    own = {m.key for m in index.package(home)}
-    if source.key in own:
-        return True
-    for imp in source.refs.imports:
-        target = index.module_file(index.absolute(source, imp))
-        if target is not None and target.key in own:
-            return True
-        if target is None and (imp.name == "*" or name in (imp.name, imp.local)):
-            return True
-    return False
-
-
-def may_prove(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl,
-              names: set[str]) -> bool:
-    """Whether the file ``info`` can hold a proven use of ``home``'s top-level ``decl``
-    (known by ``names``): where a module's names are reached only by importing it, a file
-    none of whose imports leads to the declaration (directly, through re-exports, or to its
-    module or a package above it) cannot, and need not be read. A name copied into
-    thousands of test fixtures (svelte's `test`) otherwise meant reading and parsing each."""
-    system = index.module_system(home)
-    if decl.parents or not system.imports_only or index.module_system(info) is not system:
-        return True
-    own = {m.key for m in index.package(home)}
-    if info.key in own:
-        return True
-    modules = index.module_names_of(home)
-    target = (home.key, decl.qualname)
-    for imp in info.refs.imports:
-        absolute = index.absolute(info, imp)
-        src = index.module_file(absolute)
-        if src is not None and src.key in own:
-            return True
-        named = f"{absolute}.{imp.name}" if imp.name and imp.name != "*" else absolute
-        if any(m == named or m.startswith(f"{named}.") for m in modules):
-            return True  # `import pkg` then `pkg.sub.f()`; `from pkg import sub`
-        if src is None:
-            continue
-        if imp.name and imp.name != "*":
-            got = index.imported(info, imp)
-        else:  # a namespace or star import: the module's export of one of the names
-            got = next((f for n in names if (f := index.export(src, n)) is not None
-                        and (f[0].key, f[1].qualname) == target), None)
-        if got is not None and (got[0].key, got[1].qualname) == target:
-            return True
-    return False
 
 
 def _open_base(index: RefIndex, info: FileInfo, cls: Decl, hops: int = 0) -> str | None:

@@ -18,8 +18,9 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
+from ctxls.index.reach import aliases, may_prove
 from ctxls.index.refs import DEFAULT, Call
-from ctxls.index.resolve import FileInfo, Reference, RefIndex, aliases, judge, may_prove
+from ctxls.index.resolve import FileInfo, Reference, RefIndex, judge
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
@@ -44,7 +45,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         if cls is not None:
             resolved += [r for r in call_sites(index, key, cls)[0]
                          if (r.key, r.call.row) != (key, cls.name_span.start_row)]
-    names = aliases(index, decl.name)
+    names = aliases(index, home, decl)
+    if not names:  # an anonymous default export, imported by no file
+        return resolved
     files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
     files |= {m.key for m in index.package(home)}  # a Go or Java package's other files
     # C: every file a declaration of it is in scope in (through headers, transitively)

@@ -1,0 +1,118 @@
+"""Which files can use a declaration, before any of their calls is judged: the names
+imports and re-exports give it, the nearest of many files, the files whose imports lead to
+it. A name in thousands of files (a helper every test fixture imports, a module's default
+export) must not mean judging every call of every one of them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Iterable
+
+from ctxls.index.refindex import MAX_HOPS, FileInfo, RefIndex
+from ctxls.index.refs import DEFAULT
+from ctxls.syntax.outline import Decl
+
+
+def nearest(keys: Iterable[str], home: str, n: int) -> list[str]:
+    """The ``n`` of ``keys`` that share the most folders with ``home`` (then by path): a
+    module's callers are mostly its package's own files and tests."""
+    parts = home.split(os.sep)
+
+    def shared(key: str) -> int:
+        depth = 0
+        for a, b in zip(parts, key.split(os.sep), strict=False):
+            if a != b:
+                break
+            depth += 1
+        return depth
+
+    return heapq.nsmallest(n, keys, key=lambda k: (-shared(k), k))
+
+
+def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None = None
+            ) -> set[str]:
+    """The names ``decl`` of ``home`` goes by: its own, and the names imports and re-exports
+    give it where they are proven to bind it (``export {a as b} from``, ``from m import a
+    as b``, a default import), since a module importing the new name finds it through them;
+    looked for in at most ``max_files`` of the files naming each, the nearest to ``home``
+    first (the bound of ``bounded_references``). A module's default export is imported
+    under any name: only those of imports that lead to it count (every file's ``import
+    React from 'react'`` made `React` an alias, and its calls candidates, of each default
+    export). The module-wide ``default`` itself is never among them: no file calls it."""
+    target = (home.key, decl.qualname)
+    start = {decl.name}
+    if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
+                                for b in home.refs.bindings):
+        start.add(DEFAULT)  # `export default View`
+    names, todo = set(start), list(start)
+    while todo and len(names) <= MAX_HOPS:
+        current = todo.pop()
+        naming = index.by_name.get(current, set())
+        keys = naming if max_files is None else nearest(naming, home.key, max_files)
+        for key in keys:
+            info = index.files.get(key)
+            if info is None:
+                continue
+            for imp in info.refs.imports:
+                if imp.name == current and imp.local and imp.local not in names and (
+                        (got := index.imported(info, imp)) is not None
+                        and (got[0].key, got[1].qualname) == target):
+                    names.add(imp.local)
+                    todo.append(imp.local)
+    names.discard(DEFAULT)
+    return names
+
+
+def may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> bool:
+    """Whether ``name``, which the tables did not find in module ``source`` (a destructured
+    ``const {test} = suite()``, a ``module.exports`` object), may still be ``home``'s: when
+    ``source`` is ``home``'s module, imports it, or re-exports the name from a module the
+    index cannot follow (a tsconfig path, a package). Otherwise every fixture calling a
+    shared helper would be a candidate call of each fixture's own function of that name."""
+    own = {m.key for m in index.package(home)}
+    if source.key in own:
+        return True
+    for imp in source.refs.imports:
+        target = index.module_file(index.absolute(source, imp))
+        if target is not None and target.key in own:
+            return True
+        if target is None and (imp.name == "*" or name in (imp.name, imp.local)):
+            return True
+    return False
+
+
+def may_prove(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl,
+              names: set[str]) -> bool:
+    """Whether the file ``info`` can hold a proven use of ``home``'s top-level ``decl``
+    (known by ``names``): where a module's names are reached only by importing it, a file
+    none of whose imports leads to the declaration (directly, through re-exports, or to its
+    module or a package above it) cannot, and need not be read. A name copied into
+    thousands of test fixtures (svelte's `test`) otherwise meant reading and parsing each."""
+    system = index.module_system(home)
+    if decl.parents or not system.imports_only or index.module_system(info) is not system:
+        return True
+    own = {m.key for m in index.package(home)}
+    if info.key in own:
+        return True
+    modules = index.module_names_of(home)
+    target = (home.key, decl.qualname)
+    for imp in info.refs.imports:
+        absolute = index.absolute(info, imp)
+        src = index.module_file(absolute)
+        if src is not None and src.key in own:
+            return True
+        named = f"{absolute}.{imp.name}" if imp.name and imp.name != "*" else absolute
+        if any(m == named or m.startswith(f"{named}.") for m in modules):
+            return True  # `import pkg` then `pkg.sub.f()`; `from pkg import sub`
+        if src is None:
+            continue
+        if imp.name and imp.name != "*":
+            got = index.imported(info, imp)
+        else:  # a namespace or star import: the module's export of one of the names
+            got = next((f for n in names if (f := index.export(src, n)) is not None
+                        and (f[0].key, f[1].qualname) == target), None)
+        if got is not None and (got[0].key, got[1].qualname) == target:
+            return True
+    return False
