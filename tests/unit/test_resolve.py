@@ -544,7 +544,8 @@ def test_fixtures_calling_a_shared_helper_are_not_candidates_of_their_own_functi
     """svelte: thousands of `_config.js` call `test(...)` imported from a module that binds
     it by destructuring (the tables cannot follow that), and each fixture declares a `test`
     of its own. A call of a name imported from another module is no candidate use of a
-    fixture's function unless that module imports the fixture's."""
+    fixture's function unless that module imports the fixture's, nor is a method of a
+    local object (`/re/.test(s)`)."""
     fixture = b"import { test } from '../../test';\n\nexport default test({\n  test() {}\n});\n"
     index = _on_disk(tmp_path, {
         "tests/suite.ts": b"export function suite() { return { test: 1, run: 2 }; }\n",
@@ -555,6 +556,8 @@ def test_fixtures_calling_a_shared_helper_are_not_candidates_of_their_own_functi
         # a module the index cannot follow may be anything: its names stay candidates
         "tests/alias.ts": b"export * from '@scope/fixtures';\n",
         "tests/samples/c/run.ts": b"import { test } from '../../alias';\n\ntest();\n",
+        # a local object's method of the name is no use of another module's function
+        "tests/samples/d/check.ts": b"const re = /x/;\nre.test('a');\n",
     })
     home = "tests/samples/a/_config.ts"
     decl = resolve(index.files[f"{tmp_path}/{home}"].outline, "test", home)
@@ -567,7 +570,7 @@ def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> Non
     """textDocument/references reads only the files that import their way to the
     declaration (directly, through a re-export, or through its module or a package above
     it); where names are reached only by import (Python, ECMAScript)."""
-    from ctxls.index.reach import may_prove
+    from ctxls.index.reach import may_use
 
     index = _workspace({
         "pkg/__init__.py": b"from .helpers import f\n",
@@ -593,7 +596,7 @@ def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> Non
             ("lib/f.ts", {"ns.ts", "lib/index.ts"}, {"not_ns.ts", "g.ts"})):
         info = index.files[f"/ws/{home}"]
         decl = resolve(info.outline, "f", home)
-        judged = {path: may_prove(index, index.files[f"/ws/{path}"], info, decl, {"f"})
+        judged = {path: may_use(index, index.files[f"/ws/{path}"], info, decl, {"f"})
                   for path in reaching | not_reaching}
         assert judged == {p: p in reaching for p in judged}, home
 

@@ -70,7 +70,13 @@ def may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> b
     ``const {test} = suite()``, a ``module.exports`` object), may still be ``home``'s: when
     ``source`` is ``home``'s module, imports it, or re-exports the name from a module the
     index cannot follow (a tsconfig path, a package). Otherwise every fixture calling a
-    shared helper would be a candidate call of each fixture's own function of that name."""
+    shared helper would be a candidate call of each fixture's own function of that name.
+    Remembered until the index changes: thousands of fixtures import from one module."""
+    return index.remembered("reach", (source.key, name, home.key),
+                            lambda: _may_reach(index, source, name, home))
+
+
+def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> bool:
     own = {m.key for m in index.package(home)}
     if source.key in own:
         return True
@@ -83,13 +89,18 @@ def may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> b
     return False
 
 
-def may_prove(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl,
-              names: set[str]) -> bool:
+def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: set[str],
+            candidates: bool = False) -> bool:
     """Whether the file ``info`` can hold a proven use of ``home``'s top-level ``decl``
-    (known by ``names``): where a module's names are reached only by importing it, a file
-    none of whose imports leads to the declaration (directly, through re-exports, or to its
-    module or a package above it) cannot, and need not be read. A name copied into
-    thousands of test fixtures (svelte's `test`) otherwise meant reading and parsing each."""
+    (known by ``names``), or with ``candidates`` an unproven one: where a module's names
+    are reached only by importing it, a file none of whose imports leads to the declaration
+    (directly, through re-exports, or to its module or a package above it) cannot, and need
+    not be read or judged; an unproven use needs an import of a workspace module that may
+    reach it (``may_reach``). Imports of modules outside the workspace prove nothing and
+    leave nothing unproven (``judge`` takes them for outside names). A local object's
+    method of the same name (``/re/.test(s)``) is no use of another module's function.
+    Names copied into thousands of test fixtures (svelte's and babel's `test`) otherwise
+    meant judging every call of each, and reading and parsing each for every use."""
     system = index.module_system(home)
     if decl.parents or not system.imports_only or index.module_system(info) is not system:
         return True
@@ -114,5 +125,8 @@ def may_prove(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl,
             got = next((f for n in names if (f := index.export(src, n)) is not None
                         and (f[0].key, f[1].qualname) == target), None)
         if got is not None and (got[0].key, got[1].qualname) == target:
+            return True
+        if candidates and may_reach(index, src, imp.name if imp.name and imp.name != "*"
+                                    else decl.name, home):
             return True
     return False

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ctxls.index.reach import aliases, may_reach, nearest
+from ctxls.index.reach import aliases, may_reach, may_use, nearest
 from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
@@ -106,6 +106,8 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
         info = index.files.get(other_key)
         if info is None:
             continue
+        if not may_use(index, info, home, decl, names, candidates=True):
+            continue
         local_names = names | {i.local for i in info.refs.imports if i.name in names}
         for call in info.refs.calls:
             if call.name not in local_names:
@@ -177,7 +179,7 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
                     return True, "the workspace's one definition of a global function", ""
         if found is None:  # a builtin or undeclared, unless a workspace module was asked
             source = _workspace_import(index, info, call.name)
-            if source is None or not may_reach(index, source[1], call.name, home):
+            if source is None or not may_reach(index, source[1], source[2], home):
                 return None
             return (False, f"imported from {source[0]}, where {call.name} was not found",
                     IMPORT)
@@ -319,13 +321,14 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
 
 
 def _workspace_import(index: RefIndex, info: FileInfo, name: str
-                      ) -> tuple[str, FileInfo] | None:
-    """The module, as written, from which the file imports ``name``, and its file, when
-    the workspace has that module (so a name not found there is not proven absent)."""
+                      ) -> tuple[str, FileInfo, str] | None:
+    """The module, as written, from which the file imports ``name``, its file, and the name
+    it exports it by, when the workspace has that module (so a name not found there is not
+    proven absent)."""
     for imp in info.refs.imports:
         if imp.local == name and imp.name and imp.name != "*":
             src = index.module_file(index.absolute(info, imp))
-            return (imp.module, src) if src is not None else None
+            return (imp.module, src, imp.name) if src is not None else None
     return None
 
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
-from ctxls.index.reach import aliases, may_prove
+from ctxls.index.reach import aliases, may_use
 from ctxls.index.refs import DEFAULT, Call
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, judge
 from ctxls.index.resolve import references as call_sites
@@ -74,7 +74,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     literal = re.compile(b"|".join(re.escape(n.encode()) for n in names))
     for other in sorted(files):
         info = index.files.get(other)
-        if info is None or languages.spec_for(info.path) != spec or not may_prove(
+        if info is None or languages.spec_for(info.path) != spec or not may_use(
                 index, info, home, decl, names):
             continue
         try:
