@@ -599,6 +599,15 @@ def test_a_file_whose_imports_never_lead_to_a_declaration_cannot_use_it() -> Non
         judged = {path: may_use(index, index.files[f"/ws/{path}"], info, decl, {"f"})
                   for path in reaching | not_reaching}
         assert judged == {p: p in reaching for p in judged}, home
+    # a method: proven only through a receiver's type, which takes a workspace import
+    svc = _workspace({"svc.py": b"class Svc:\n    def run(self):\n        return 1\n",
+                      "use_svc.py": b"from svc import Svc\n\nSvc().run()\n",
+                      "no_import.py": b"import os\n\nos.run()\n"})
+    home = svc.files["/ws/svc.py"]
+    method = resolve(home.outline, "Svc.run", "svc.py")
+    assert may_use(svc, svc.files["/ws/use_svc.py"], home, method, {"run"})
+    assert not may_use(svc, svc.files["/ws/no_import.py"], home, method, {"run"})
+    assert may_use(svc, svc.files["/ws/no_import.py"], home, method, {"run"}, candidates=True)
 
 
 def test_only_imports_that_lead_to_a_declaration_give_it_another_name(tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
             info = index.files.get(key)
             if info is None:
                 continue
-            for imp in info.refs.imports:
+            for imp in info.imports:
                 if imp.name == current and imp.local and imp.local not in names and (
                         (got := index.imported(info, imp)) is not None
                         and (got[0].key, got[1].qualname) == target):
@@ -80,7 +80,7 @@ def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> 
     own = {m.key for m in index.package(home)}
     if source.key in own:
         return True
-    for imp in source.refs.imports:
+    for imp in source.imports:
         target = index.module_file(index.absolute(source, imp))
         if target is not None and target.key in own:
             return True
@@ -91,25 +91,31 @@ def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> 
 
 def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: set[str],
             candidates: bool = False) -> bool:
-    """Whether the file ``info`` can hold a proven use of ``home``'s top-level ``decl``
-    (known by ``names``), or with ``candidates`` an unproven one: where a module's names
+    """Whether the file ``info`` can hold a proven use of ``home``'s ``decl`` (known by
+    ``names``), or with ``candidates`` an unproven one: where a module's names
     are reached only by importing it, a file none of whose imports leads to the declaration
     (directly, through re-exports, or to its module or a package above it) cannot, and need
     not be read or judged; an unproven use needs an import of a workspace module that may
     reach it (``may_reach``). Imports of modules outside the workspace prove nothing and
     leave nothing unproven (``judge`` takes them for outside names). A local object's
-    method of the same name (``/re/.test(s)``) is no use of another module's function.
+    method of the same name (``/re/.test(s)``) is no use of another module's function. A
+    method's use is proven where a receiver's type is, which takes an import of something
+    of the workspace (a class, a function whose return type is one).
     Names copied into thousands of test fixtures (svelte's and babel's `test`) otherwise
     meant judging every call of each, and reading and parsing each for every use."""
     system = index.module_system(home)
-    if decl.parents or not system.imports_only or index.module_system(info) is not system:
-        return True
+    if (decl.parents and candidates) or not system.imports_only or \
+            index.module_system(info) is not system:
+        return True  # (a method's unproven uses are calls on receivers of unknown type)
     own = {m.key for m in index.package(home)}
     if info.key in own:
         return True
+    if decl.parents:  # a receiver proven to be the class needs some workspace import
+        return any(index.module_file(index.absolute(info, imp)) is not None
+                   for imp in info.imports)
     modules = index.module_names_of(home)
     target = (home.key, decl.qualname)
-    for imp in info.refs.imports:
+    for imp in info.imports:
         absolute = index.absolute(info, imp)
         src = index.module_file(absolute)
         if src is not None and src.key in own:

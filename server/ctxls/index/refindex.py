@@ -56,6 +56,10 @@ class FileInfo(NamedTuple):
         return self.tables.outline
 
     @property
+    def imports(self) -> tuple[Import, ...]:  # without decoding the file's other tables
+        return self.tables.imports()
+
+    @property
     def refs(self) -> Refs:
         refs = self.tables.refs
         assert refs is not None
@@ -88,8 +92,7 @@ class RefIndex:
     ``frozen()`` hands out a view for a request that runs on another thread: the view shares
     the index's tables as they are, and the next change copies what it touches first (the
     top-level tables once, then each name's or module's set the first time it changes), so
-    a view never changes under its reader and a change costs nothing while no view is out.
-    """
+    a view never changes under its reader and a change costs nothing while no view is out."""
 
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
@@ -472,8 +475,7 @@ class RefIndex:
     def sees_unimported_classes(self, info: FileInfo) -> bool:
         """Whether a class name in the file may mean a class no import names: one of its
         package's other files (Go, Java) or any file (Ruby's global constants)."""
-        system = _system(info.path)
-        return system.spans_files or system.global_classes
+        return _system(info.path).spans_files or _system(info.path).global_classes
 
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions

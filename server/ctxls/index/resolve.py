@@ -67,9 +67,11 @@ class Reference(NamedTuple):
     unresolved: str = ""  # a candidate's reason, one of the few above
 
 
-def references(index: RefIndex, key: str, decl: Decl) -> tuple[list[Reference], list[Reference]]:
-    """(resolved, candidates) call sites of ``decl`` defined in file ``key``."""
-    resolved, candidates, _, _ = bounded_references(index, key, decl, None)
+def references(index: RefIndex, key: str, decl: Decl, proven: bool = False
+               ) -> tuple[list[Reference], list[Reference]]:
+    """(resolved, candidates) call sites of ``decl`` defined in file ``key``; ``proven``:
+    the resolved alone (files that can hold only candidates are not judged)."""
+    resolved, candidates, _, _ = _bounded_references(index, key, decl, None, proven)
     return resolved, candidates
 
 
@@ -86,7 +88,8 @@ def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | N
     return list(resolved), list(candidates), judged, naming
 
 
-def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None
+def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None,
+                        proven: bool = False
                         ) -> tuple[list[Reference], list[Reference], int, int]:
     """``references``, judging the calls of at most ``max_files`` of the files that name
     it, the nearest to its own file first; with how many were judged, and of how many. A
@@ -106,7 +109,7 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
         info = index.files.get(other_key)
         if info is None:
             continue
-        if not may_use(index, info, home, decl, names, candidates=True):
+        if not may_use(index, info, home, decl, names, candidates=not proven):
             continue
         local_names = names | {i.local for i in info.refs.imports if i.name in names}
         for call in info.refs.calls:

@@ -36,14 +36,14 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     """Proven uses of ``decl`` (defined in the file ``key``), calls first."""
     index = snap.refs
     home = index.files.get(key)
-    resolved, _ = call_sites(index, key, decl)
+    resolved, _ = call_sites(index, key, decl, proven=True)
     spec = languages.spec_for(home.path) if home is not None else None
     if home is None or spec is None or spec.uses is None:
         return resolved
     if decl.name in spec.constructors and decl.parents:  # `Cls(...)` runs Cls.__init__
         cls = next((d for d in home.outline.decls if d.qualname == decl.parents[-1]), None)
         if cls is not None:
-            resolved += [r for r in call_sites(index, key, cls)[0]
+            resolved += [r for r in call_sites(index, key, cls, proven=True)[0]
                          if (r.key, r.call.row) != (key, cls.name_span.start_row)]
     names = aliases(index, home, decl)
     if not names:  # an anonymous default export, imported by no file
