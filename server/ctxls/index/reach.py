@@ -41,6 +41,8 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
     under any name: only those of imports that lead to it count (every file's ``import
     React from 'react'`` made `React` an alias, and its calls candidates, of each default
     export). The module-wide ``default`` itself is never among them: no file calls it."""
+    if decl.parents:  # no import binds a method
+        return {decl.name}
     target = (home.key, decl.qualname)
     start = {decl.name}
     if not decl.parents and any(b.name == DEFAULT and b.type == decl.name

@@ -170,7 +170,7 @@ class RefIndex:
         cached = self._imported.get(info.key)
         if cached is not None and cached[0] is info.tables:
             return cached[1]
-        found = frozenset(m for i in info.refs.imports
+        found = frozenset(m for i in info.imports
                           for a in (self.absolute(info, i),)
                           for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
                           if m)

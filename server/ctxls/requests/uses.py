@@ -59,8 +59,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
             files |= index.by_name.get(words[-1], set())
     if decl.parents:  # `instance.member` in a file that imports the class
         files |= index.by_name.get(decl.parents[0], set())
-    for other in list(files):  # `pkg.name` where a package re-exports it
-        info = index.files.get(other)
+    for other in list(files) if not decl.parents else ():  # `pkg.name` where a package
+        info = index.files.get(other)  # re-exports it (a method no import binds)
         if info is not None and other != key and _imports_it(index, info, key, decl):
             for module in index.module_names_of(info):
                 if words := module_words(module):
@@ -230,7 +230,7 @@ def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:
     ``__init__`` re-exporting it)."""
     return any(i.name == decl.name and (got := index.imported(info, i)) is not None
                and (got[0].key, got[1].qualname) == (key, decl.qualname)
-               for i in info.refs.imports)
+               for i in info.imports)
 
 
 def _within(node: ts.Node, types: tuple[str, ...]) -> ts.Node | None:
