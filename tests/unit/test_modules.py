@@ -314,3 +314,31 @@ def test_manifests_from_the_scan_s_listing_are_those_a_walk_finds(tmp_path: Path
         modules._LISTINGS.clear()
     assert from_listing == walked
     assert [r for r, _, _ in walked] == [".", "a", "a/b", "a/b", "ab", "b", "c/d/e"]
+
+
+def test_a_request_and_the_prepare_thread_read_the_manifests_once() -> None:
+    """The first request after a warm start resolved a package import while the prepare
+    thread was still reading every tsconfig and package.json (57,000 files: both read them,
+    1-2 s each); the later asker now waits for the first's answer."""
+    import threading
+    import time
+
+    from ctxls.index.modules import named
+
+    system = named("ecmascript")
+    cache: dict[str, int] = {}
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(1)
+        time.sleep(0.2)  # long enough that the second asker arrives mid-read
+        return len(reads)
+
+    answers: list[int] = []
+    askers = [threading.Thread(target=lambda: answers.append(
+        system.read_once(cache, "/ws/", read))) for _ in range(3)]
+    for a in askers:
+        a.start()
+    for a in askers:
+        a.join()
+    assert reads == [1] and answers == [1, 1, 1] and cache == {"/ws/": 1}

@@ -94,9 +94,9 @@ class EcmascriptModules(ModuleSystem):
 
     def project(self, root: str) -> _Project:
         """Every tsconfig/jsconfig and package.json under ``root``, read once."""
-        found = self._projects.get(root)
-        if found is not None:
-            return found
+        return self.read_once(self._projects, root, lambda: self._read(root))
+
+    def _read(self, root: str) -> _Project:
         configs: dict[str, _Config] = {}
         packages: dict[str, tuple[str, dict[str, Any]]] = {}
         for rel, name, text in manifests(root, (*CONFIGS, "package.json")):
@@ -112,9 +112,7 @@ class EcmascriptModules(ModuleSystem):
                     packages.setdefault(data["name"], (folder, data))
             elif folder not in configs:
                 configs[folder] = _config(folder, data, root)
-        found = _Project(sorted(configs.values(), key=lambda c: -len(c.folder)), packages)
-        self._projects[root] = found
-        return found
+        return _Project(sorted(configs.values(), key=lambda c: -len(c.folder)), packages)
 
 
 def _under(path: str, folder: str) -> bool:

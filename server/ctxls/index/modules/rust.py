@@ -102,10 +102,10 @@ class RustCrates(ModuleSystem):
     def crates(self, root: str) -> dict[str, str]:
         """Crate name -> key for every package under ``root`` (its manifests read once; a
         manifest that leads outside the workspace is not read)."""
-        found = self._crates.get(root)
-        if found is not None:
-            return found
-        found = {}
+        return self.read_once(self._crates, root, lambda: self._read(root))
+
+    def _read(self, root: str) -> dict[str, str]:
+        found: dict[str, str] = {}
         for rel, _, text in manifests(root, ("Cargo.toml",)):
             try:
                 data = tomllib.loads(text)
@@ -117,5 +117,4 @@ class RustCrates(ModuleSystem):
                     else None
                 if isinstance(name, str):
                     found.setdefault(name.replace("-", "_"), key)
-        self._crates[root] = found
         return found
