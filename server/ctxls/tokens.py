@@ -23,10 +23,18 @@ class Tokenizer:
             raise InvalidParams(f"tokenizer encoding `{encoding}` is not available: {exc}") from exc
         self.name = encoding
         self._cache: dict[str, int] = {}
+        self._long: dict[tuple[int, int], int] = {}
 
     def count(self, text: str) -> int:
-        if len(text) > 4096:  # long texts are rarely counted twice; keep memory flat
-            return len(self._enc.encode_ordinary(text))
+        if len(text) > 4096:  # kept by length and hash, not text: memory stays flat
+            key = (len(text), hash(text))  # (a window counts its long renderings 2-3x)
+            n = self._long.get(key)
+            if n is None:
+                n = len(self._enc.encode_ordinary(text))
+                if len(self._long) > 1024:
+                    self._long.clear()
+                self._long[key] = n
+            return n
         n = self._cache.get(text)
         if n is None:
             n = len(self._enc.encode_ordinary(text))

@@ -53,3 +53,26 @@ def test_tables_no_file_holds_any_more_are_freed_though_decoded(
     del old  # the file changed: the index holds new tables
     gc.collect()
     assert gone() is None
+
+
+def test_a_long_text_is_encoded_once_and_not_kept() -> None:
+    """A window counts its long renderings (a 9,000-line file's skeleton) two or three
+    times: each is encoded once, remembered by length and hash rather than by its text,
+    and the count is the tokenizer's own."""
+    from ctxls.tokens import Tokenizer
+
+    tok = Tokenizer()
+    encoded: list[int] = []
+    real = tok._enc.encode_ordinary
+
+    def counting(text: str) -> list[int]:
+        encoded.append(len(text))
+        return real(text)
+
+    tok._enc.encode_ordinary = counting  # type: ignore[method-assign]
+    text = "def f(x):\n    return x + 1\n" * 400
+    first, second = tok.count(text), tok.count(text)
+    assert first == second == len(real(text))
+    assert encoded == [len(text)]
+    assert all(not isinstance(k, str) for k in tok._long)
+    assert tok.count(text + "y") != 0 and len(encoded) == 2  # another text: encoded anew
