@@ -452,7 +452,8 @@ class Engine:
                                                 raise_interrupt=False):
                     if not watching:  # (the first yield comes once the watches are set)
                         watching = True
-                        missed = ws.drift(self.scan_began_ns - TICK_NS)
+                        missed = ws.drift(self.scan_began_ns - TICK_NS,
+                                          busy=lambda: self.answering > 0)
                         if missed:
                             loop.call_soon_threadsafe(self._watched, missed, False)
                     if changes:

@@ -13,6 +13,8 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ctxls.config import Options
@@ -34,6 +36,7 @@ from ctxls.syntax.document import Document
 from ctxls.syntax.text import Encoding
 
 log = logging.getLogger("ctxls")
+DRIFT_STRIDE = 256  # files listed between looks at whether requests are being answered
 
 
 class Workspace:
@@ -233,17 +236,21 @@ class Workspace:
         self.planned = len(plan)
         return plan
 
-    def drift(self, since_ns: int) -> list[str]:
+    def drift(self, since_ns: int, busy: Callable[[], bool] = lambda: False) -> list[str]:
         """Files listed now that the index lacks, or holds with another size or time and
         that were written since ``since_ns`` (the scan's start), and files it holds that are
         gone: what changed between the scan's listing and the file watches. (Files from the
         shared index carry no time of their own: git vouched for them.) Safe beside the
-        event loop: it reads the entries as they are and changes nothing."""
+        event loop: it reads the entries as they are and changes nothing. While ``busy()``
+        it waits: a listing of 57,000 files holds the GIL for seconds, beside the first
+        requests after ready."""
         out: list[str] = []
         listed: set[str] = set()
         entries = self.entries
         for root in self.roots:
-            for _, abspath in walk(root, self.options.exclude):
+            for n, (_, abspath) in enumerate(walk(root, self.options.exclude)):
+                while n % DRIFT_STRIDE == 0 and busy():
+                    time.sleep(0.005)
                 listed.add(abspath)
                 e = entries.get(abspath)
                 try:

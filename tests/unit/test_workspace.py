@@ -103,3 +103,14 @@ def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: 
     (tmp_path / "d.py").write_text("def d():\n    return 4\n")
     (tmp_path / "ignored.py").write_text("x = 1\n")  # the walk's rules apply
     assert sorted(ws.drift(began)) == sorted((tmp_path / f"{n}.py").as_uri() for n in "abcd")
+    # while requests are answered the listing waits (it holds the GIL for seconds on a
+    # large tree), then gives the same answer
+    asked: list[float] = []
+
+    def busy() -> bool:
+        asked.append(time.monotonic())
+        return len(asked) <= 3
+    started = time.monotonic()
+    assert sorted(ws.drift(began, busy)) == sorted(
+        (tmp_path / f"{n}.py").as_uri() for n in "abcd")
+    assert len(asked) == 4 and asked[-1] - started >= 0.015
