@@ -18,6 +18,7 @@ import pytest
 
 from ctxls_client import CtxClient
 from tests.e2e.conftest import EXAMPLE
+from tests.e2e.test_search import search_ready
 
 
 async def half_started(root: Path, options: dict[str, Any]) -> CtxClient:
@@ -119,6 +120,9 @@ async def test_every_index_answer_says_whether_it_is_complete(root: Path) -> Non
         assert one_file["complete"] is True  # one file's chunks need no index
         client.notify("initialized", {})
         await client.status(wait=True)
+        # the search index builds behind the ready signal, and stops for requests: until
+        # it is done a search says so (a loaded full run got there first once)
+        await search_ready(client)
         for method, params in asks.items():
             late = await client.request(method, params)
             assert late["complete"] is True and late["notes"] == [], method
