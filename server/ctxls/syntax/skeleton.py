@@ -95,30 +95,20 @@ class _Plan:
         return sum(1 for m in self.marks if m != SHOWN)
 
 
-_STARTS: tuple[Outline | None, list[int], list[int]] = (None, [], [])
-
-
 def _by_start(outline: Outline) -> tuple[list[int], list[int]]:
     """The start rows of the outline's declarations that are no values, ascending, with
     each one's index: a file of 1,500 declarations asks which lie under each of 800
-    markers (a scan of all of them each time was 0.1 s of a window on mypy's checker.py).
-    The last outline's is kept (identity: the same file's next rendering)."""
-    global _STARTS
-    kept = _STARTS
-    if kept[0] is outline:
-        return kept[1], kept[2]
+    markers (a scan of all of them each time was 0.1 s of a window on mypy's checker.py)."""
     pairs = sorted((d.span.start_row, i) for i, d in enumerate(outline.decls)
                    if d.kind not in VALUE_KINDS)
-    rows, order = [r for r, _ in pairs], [i for _, i in pairs]
-    _STARTS = (outline, rows, order)
-    return rows, order
+    return [r for r, _ in pairs], [i for _, i in pairs]
 
 
-def _hidden(outline: Outline, first: int, last: int, most: int = 6,
-            public: bool = False) -> tuple[str, ...]:
+def _hidden(outline: Outline, by_start: tuple[list[int], list[int]], first: int, last: int,
+            most: int = 6, public: bool = False) -> tuple[str, ...]:
     """The declarations a marker stands for, ``most`` by name; ``public``: names without a
-    leading underscore only (the rest are counted)."""
-    rows, order = _by_start(outline)
+    leading underscore only (the rest are counted). ``by_start``: ``_by_start(outline)``."""
+    rows, order = by_start
     found = [outline.decls[i] for i in sorted(
         order[bisect.bisect_left(rows, first) : bisect.bisect_right(rows, last)])]
     names = [_label(d) for d in found if not (public and d.name.startswith("_"))]
@@ -132,6 +122,7 @@ def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: Skeleto
           ) -> _Plan:
     n = len(lines)
     plan = _Plan(n, opts.min_elide_lines)
+    by_start = _by_start(outline)
     focus = opts.focus and target is not None
     lineage = {d.qualname for d in enclosing(outline, target)} if target is not None else set()
     # Kept whole: enums, protocols, TypedDicts. Focused on a target elsewhere, such a class
@@ -155,7 +146,7 @@ def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: Skeleto
             if body.doc and body.doc[0] == first and body.doc[1] - body.doc[0] < opts.doc_lines:
                 first = body.doc[1] + 1
             plan.elide(first, body.last, body.indent, d.qualname,
-                       _hidden(outline, first, body.last, 4, public=True))
+                       _hidden(outline, by_start, first, body.last, 4, public=True))
         _overloads(plan, outline, lines, lineage, protected)
 
     for d in outline.decls:
@@ -175,12 +166,13 @@ def _plan(outline: Outline, lines: list[str], target: Decl | None, opts: Skeleto
             start = first
             for a, b in keep:
                 plan.elide(start, a - 1, body.indent, d.qualname,
-                           _hidden(outline, start, a - 1))
+                           _hidden(outline, by_start, start, a - 1))
                 start = max(start, b + 1)
             plan.elide(start, body.last, body.indent, d.qualname,
-                       _hidden(outline, start, body.last))
+                       _hidden(outline, by_start, start, body.last))
             continue
-        plan.elide(first, body.last, body.indent, d.qualname, _hidden(outline, first, body.last))
+        plan.elide(first, body.last, body.indent, d.qualname,
+                   _hidden(outline, by_start, first, body.last))
 
     starts = sorted({d.span.start_row for d in outline.decls} |
                     {h.span.start_row for h in outline.header})
