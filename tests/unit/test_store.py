@@ -58,6 +58,16 @@ def test_a_changed_stat_is_checked_by_hash(tmp_path: Path) -> None:
     assert hits == [] and misses == plan
 
 
+def test_a_file_too_large_to_parse_is_no_miss_at_a_warm_start(tmp_path: Path) -> None:
+    """Such a file is never cached (it has no tables); a warm start that counted it a miss
+    sent it to be indexed, compiling its language's queries, at every start."""
+    f = tmp_path / "bundle.js"
+    f.write_bytes(b"var x = 1;\n" * 200)
+    hits, misses = warm([("bundle.js", str(f))], {}, 1000)
+    assert misses == []
+    assert [(e.status, e.language, e.tables) for e in hits] == [("too-large", "javascript", None)]
+
+
 def test_tables_stay_pickled_until_read(tmp_path: Path) -> None:
     store, _, plan = _saved(tmp_path, 10 * RACY_NS)
     tables = warm(plan, store.load(), 1 << 20)[0][0].tables

@@ -57,3 +57,15 @@ def test_the_walk_lists_what_git_lists(tmp_path: Path) -> None:
     excluded = sorted(rel for rel, _ in walk(tmp_path, ["*.log"]))
     assert excluded == [r for r in truth if not r.endswith(".log")]
     assert Ignores(tmp_path, ["*.log"]).ignored("docs/a.log")
+
+
+def test_a_virtualenv_and_ignored_folders_are_not_entered(tmp_path: Path) -> None:
+    """A folder holding ``pyvenv.cfg`` is a virtualenv whatever its name; a folder's own
+    ``.gitignore`` applies below it; the walk's order is sorted, folders in place."""
+    for rel in ("b.py", "a/z.py", "a/skip.tmp", "env2/pyvenv.cfg", "env2/lib/x.py",
+                "a/deeper/y.py", "c/pyvenv.cfg.bak"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    (tmp_path / "a" / ".gitignore").write_text("*.tmp\n")
+    found = [rel for rel, _ in walk(tmp_path)]
+    assert found == ["a/.gitignore", "a/deeper/y.py", "a/z.py", "b.py", "c/pyvenv.cfg.bak"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import operator
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,50 +156,65 @@ class Ignores:
 
 def walk(root: Path, extra_excludes: list[str] | None = None) -> Iterator[tuple[str, str]]:
     """(relative POSIX path, absolute path) of every file not ignored, in sorted order.
-    Strings, not Paths: a pathlib object per file costs more than the rest of the walk."""
+    Strings, not Paths: a pathlib object per file costs more than the rest of the walk.
+    A loop over a stack of folders rather than nested generators (each file passed up
+    through one generator per level), and a folder's own listing says whether it holds an
+    ignore file or is a virtualenv (two system calls per folder fewer: 57,000 files over
+    22,000 folders listed in half the time)."""
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
     extra = _spec(extra_excludes) if extra_excludes else None
 
-    def visit(folder: str, rel: str) -> Iterator[tuple[str, str]]:
-        pushed = False
-        try:  # (a link out of the workspace is not read)
-            text = read_inside(os.path.join(folder, ".gitignore"), root)
-            specs.append((rel, _spec(text.decode("utf-8", errors="replace").splitlines())))
-            pushed = True
-        except OSError:
-            pass
+    def enter(folder: str, rel: str) -> tuple[str, Iterator[os.DirEntry[str]], bool] | None:
         try:
-            items = sorted(os.scandir(folder), key=lambda e: e.name)
+            items = sorted(os.scandir(folder), key=_NAME)
         except OSError:
             items = []
-        for item in items:
-            child = f"{rel}/{item.name}" if rel else item.name
-            try:
-                if item.is_symlink():
-                    continue  # never follow links out of (or around) the workspace
-                if item.is_dir():
-                    if item.name in ALWAYS_SKIP or os.path.exists(
-                            os.path.join(item.path, "pyvenv.cfg")):
-                        continue
-                    if not _ignored(specs, child, True, extra):
-                        yield from visit(item.path, child)
-                elif item.is_file() and not _ignored(specs, child, False, extra):
-                    yield child, item.path
+        names = {item.name for item in items}
+        if rel and "pyvenv.cfg" in names:
+            return None
+        pushed = False
+        if ".gitignore" in names:
+            try:  # (a link out of the workspace is not read)
+                text = read_inside(os.path.join(folder, ".gitignore"), root)
+                specs.append((rel, _spec(text.decode("utf-8", errors="replace").splitlines())))
+                pushed = True
             except OSError:
-                continue
-        if pushed:
-            specs.pop()
+                pass
+        return rel, iter(items), pushed
 
-    yield from visit(str(root), "")
+    top = enter(str(root), "")
+    stack = [top] if top is not None else []
+    while stack:
+        rel, items, pushed = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+            if pushed:
+                specs.pop()
+            continue
+        child = f"{rel}/{item.name}" if rel else item.name
+        try:
+            if item.is_symlink():
+                continue  # never follow links out of (or around) the workspace
+            if item.is_dir():
+                if item.name not in ALWAYS_SKIP and not _ignored(specs, child, True, extra) \
+                        and (frame := enter(item.path, child)) is not None:
+                    stack.append(frame)
+            elif item.is_file() and not _ignored(specs, child, False, extra):
+                yield child, item.path
+        except OSError:
+            continue
+
+
+_NAME = operator.attrgetter("name")
 
 
 def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: int,
                 keep_data: bool = True) -> FileEntry:
     """Classify, outline and reference-index one file's bytes. Without ``keep_data`` the
     entry keeps only tables and the content hash; the text is read again when shown."""
-    lang = languages.for_path(rel)
     digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
-    common = {"path": rel, "abspath": abspath, "language": lang.name if lang else None,
+    common = {"path": rel, "abspath": abspath, "language": languages.name_for(rel),
               "size": len(raw), "mtime_ns": mtime_ns, "digest": digest}
     if len(raw) > max_bytes:
         return FileEntry(status="too-large", **common)  # type: ignore[arg-type]
@@ -206,6 +222,7 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
         return FileEntry(status="binary", **common)  # type: ignore[arg-type]
     data, non_utf8 = decode(raw)
     tables = None
+    lang = languages.for_path(rel)  # (compiles its queries: not for a file never parsed)
     if lang is not None:
         tree = lang.parser().parse(data)
         if lang.scan_query is not None:  # one walk of the tree for both tables
@@ -221,7 +238,7 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
 
 
 def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -> FileEntry:
-    lang = languages.for_path(rel)
+    lang = languages.name_for(rel)
     try:
         st = os.stat(abspath)
         if lang is None:  # listed only; read on demand (readRange, fallback windows)
@@ -230,7 +247,7 @@ def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -
         root = abspath[: len(abspath) - len(rel)]
         if st.st_size > max_bytes:
             head = read_inside(abspath, root, SNIFF)
-            return FileEntry(path=rel, abspath=abspath, language=lang.name,
+            return FileEntry(path=rel, abspath=abspath, language=lang,
                              size=st.st_size, mtime_ns=st.st_mtime_ns, digest="",
                              status="binary" if b"\0" in head else "too-large")
         raw = read_inside(abspath, root)

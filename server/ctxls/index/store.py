@@ -205,13 +205,13 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
             hits.append(index_file(rel, abspath, max_bytes))
             continue
         row = cached.get(rel)
-        if row is None:
-            misses.append((rel, abspath))
-            continue
         try:
             st = os.stat(abspath)
-            if st.st_size > max_bytes:
+            if st.st_size > max_bytes:  # (never cached: not parsed, and said so again)
                 hits.append(index_file(rel, abspath, max_bytes))
+                continue
+            if row is None:
+                misses.append((rel, abspath))
                 continue
             if (st.st_size, st.st_mtime_ns) == (row.size, row.mtime_ns) \
                     and st.st_mtime_ns < row.written_ns - RACY_NS:
