@@ -65,3 +65,18 @@ def test_a_damaged_cache_is_compiled_past_and_replaced(tmp_path: Path) -> None:
     again = probe(tmp_path)
     assert again["compiled"] > 500 and again["equal"] is True
     assert probe(tmp_path)["compiled"] < 40  # written back whole
+
+
+def test_another_attrs_cache_is_removed_when_this_one_is_written(tmp_path: Path) -> None:
+    """The file is named after attrs' own module file (its version, without reading the
+    package metadata); an upgraded attrs' cache would otherwise stay forever."""
+    folder = tmp_path / "ctxls"
+    folder.mkdir()
+    tag = sys.implementation.cache_tag
+    stale = folder / f"generated-code-{tag}-attrs25.0.0.marshal"
+    other_python = folder / "generated-code-cpython-399-attrs1.marshal"
+    stale.write_bytes(b"old")
+    other_python.write_bytes(b"another interpreter's")
+    cache = Path(str(probe(tmp_path)["cache"]))
+    assert cache.is_file() and cache.parent == folder
+    assert not stale.exists() and other_python.exists()
