@@ -636,3 +636,36 @@ def test_only_imports_that_lead_to_a_declaration_give_it_another_name(tmp_path: 
     resolved, candidates = references(index, anon.key, decl)
     assert [(r.path, r.call.row) for r in resolved] == [("src/use_anon.ts", 1)]
     assert candidates == []
+
+
+def test_a_method_is_used_only_where_imports_lead_to_its_class() -> None:
+    """A receiver's class reaches a file through what it imports (a subclass, a factory's
+    return type), also through modules that import each other in a cycle; a file whose
+    imports lead elsewhere in the workspace holds no proven use (a babel fixture's
+    `Foo.test` was judged in 8,000 files that import some workspace module)."""
+    from ctxls.index.reach import leads_to, may_use
+
+    index = _workspace({
+        "svc.py": b"class Svc:\n    def run(self):\n        return 1\n",
+        "factory.py": b"from svc import Svc\n\n\ndef make() -> Svc:\n    return Svc()\n",
+        "by_factory.py": b"from factory import make\n\nmake().run()\n",
+        # a imports b before svc: a search that took b, met while a was open, for a
+        # module that leads nowhere would answer c wrongly
+        "a.py": b"import b\nimport svc\n",
+        "b.py": b"import a\n",
+        "c.py": b"import b\n\nthing.run()\n",
+        "util.py": b"def run():\n    return 2\n",
+        "unrelated.py": b"from util import run\n\nobj.run()\n",
+    })
+    home = index.files["/ws/svc.py"]
+    own = {home.key}
+    assert [leads_to(index, index.files[f"/ws/{p}"], own)
+            for p in ("a.py", "b.py", "c.py", "util.py", "unrelated.py")] == [
+        True, True, True, False, False]
+    method = resolve(home.outline, "Svc.run", "svc.py")
+    judged = {p: may_use(index, index.files[f"/ws/{p}"], home, method, {"run"})
+              for p in ("by_factory.py", "c.py", "unrelated.py", "util.py")}
+    assert judged == {"by_factory.py": True, "c.py": True, "unrelated.py": False,
+                      "util.py": False}
+    resolved, _ = references(index, "/ws/svc.py", method, proven=True)
+    assert [(r.path, r.call.row) for r in resolved] == [("by_factory.py", 2)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ctxls.index.refindex import MAX_HOPS, FileInfo, RefIndex
 from ctxls.index.refs import DEFAULT
@@ -93,27 +93,29 @@ def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> 
 def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: set[str],
             candidates: bool = False) -> bool:
     """Whether the file ``info`` can hold a proven use of ``home``'s ``decl`` (known by
-    ``names``), or with ``candidates`` an unproven one: where a module's names
-    are reached only by importing it, a file none of whose imports leads to the declaration
-    (directly, through re-exports, or to its module or a package above it) cannot, and need
-    not be read or judged; an unproven use needs an import of a workspace module that may
-    reach it (``may_reach``). Imports of modules outside the workspace prove nothing and
-    leave nothing unproven (``judge`` takes them for outside names). A local object's
-    method of the same name (``/re/.test(s)``) is no use of another module's function. A
-    method's use is proven where a receiver's type is, which takes an import of something
-    of the workspace (a class, a function whose return type is one).
-    Names copied into thousands of test fixtures (svelte's and babel's `test`) otherwise
-    meant judging every call of each, and reading and parsing each for every use."""
+    ``names``), or with ``candidates`` an unproven one: where a module's names are reached
+    only by importing it, a file none of whose imports leads to the declaration (directly,
+    through re-exports, or to its module or a package above it) cannot, and need not be
+    read or judged; an unproven use needs an import of a workspace module that may reach it
+    (``may_reach``). Imports of modules outside the workspace prove nothing and leave
+    nothing unproven (``judge`` takes them for outside names), and a file of another
+    language holds no use at all (a Python test's `self.test()` was an unproven use of each
+    JavaScript `test` method). A local object's method of the same name (``/re/.test(s)``)
+    is no use of another module's function. A method's use is proven where a receiver's
+    type is, which takes an import of a module whose own imports lead to the class's (a
+    subclass, a function whose return type it is: ``leads_to``). Names copied into
+    thousands of test fixtures (svelte's and babel's `test`) otherwise meant judging every
+    call of each, and reading and parsing each for every use."""
     system = index.module_system(home)
-    if (decl.parents and candidates) or not system.imports_only or \
-            index.module_system(info) is not system:
+    if not system.imports_only:
+        return True
+    if index.module_system(info) is not system:
+        return False  # a file of another language imports nothing of this one's
+    if decl.parents and candidates:
         return True  # (a method's unproven uses are calls on receivers of unknown type)
     own = {m.key for m in index.package(home)}
     if info.key in own:
         return True
-    if decl.parents:  # a receiver proven to be the class needs some workspace import
-        return any(index.module_file(index.absolute(info, imp)) is not None
-                   for imp in info.imports)
     modules = index.module_names_of(home)
     target = (home.key, decl.qualname)
 
@@ -131,9 +133,61 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
             return True  # `import pkg` then `pkg.sub.f()`; `from pkg import sub`
         if src is None:
             continue
+        if decl.parents:  # a receiver's class comes through bases and return types
+            if leads_to(index, src, own):
+                return True
+            continue
         if means(index.imported(info, imp)) if name else any(
                 means(index.export(src, n)) for n in names):
             return True
         if candidates and may_reach(index, src, name or decl.name, home):
             return True
     return False
+
+
+def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
+    """Whether ``start`` is one of the files ``own`` (a module's) or imports, directly or
+    through other workspace modules, one of them. Every file the search meets is settled
+    with its strongly connected component (modules import each other in cycles), and
+    remembered until the index changes: thousands of test files import the same few
+    modules, and each is then asked of one or two of them."""
+    memo: dict[str, bool] = index.remembered("leads", min(own), dict)
+    if start.key in memo:
+        return memo[start.key]
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    reached: dict[str, bool] = {}
+    stack: list[str] = []
+    frames: list[tuple[FileInfo, Iterator[FileInfo]]] = []
+
+    def enter(info: FileInfo) -> None:
+        order[info.key] = low[info.key] = len(order)
+        reached[info.key] = info.key in own
+        stack.append(info.key)
+        targets = (index.module_file(index.absolute(info, imp)) for imp in info.imports)
+        frames.append((info, (t for t in targets if t is not None)))
+
+    enter(start)
+    while frames:
+        info, targets = frames[-1]
+        for target in targets:
+            if target.key in memo:
+                reached[info.key] |= memo[target.key]
+            elif target.key not in order:
+                enter(target)
+                break
+            elif target.key in reached and target.key not in memo:  # on the stack
+                low[info.key] = min(low[info.key], order[target.key])
+        else:
+            frames.pop()
+            key = info.key
+            if low[key] == order[key]:  # the root of a component: settle all of it
+                members = stack[stack.index(key):]
+                del stack[len(stack) - len(members):]
+                value = any(reached[m] for m in members)
+                memo.update(dict.fromkeys(members, value))
+            if frames:
+                parent = frames[-1][0].key
+                low[parent] = min(low[parent], low[key])
+                reached[parent] |= memo.get(key, False)
+    return memo[start.key]

@@ -44,7 +44,7 @@ class _Config:
 
 @dataclass
 class _Project:
-    configs: list[_Config]  # deepest folder first
+    configs: dict[str, _Config]  # folder -> its config
     packages: dict[str, tuple[str, dict[str, Any]]]  # name -> (folder, package.json)
     answers: dict[tuple[str, str], str] = field(default_factory=dict)
 
@@ -80,7 +80,7 @@ class EcmascriptModules(ModuleSystem):
         """The workspace module a bare specifier names in the file at ``path``, or the
         specifier itself (a package outside the workspace)."""
         project = self.project(root)
-        config = next((c for c in project.configs if _under(path, c.folder)), None)
+        config = _nearest(project.configs, path)
         key = (config.folder if config else "", spec)
         found = project.answers.get(key)
         if found is None:
@@ -112,11 +112,18 @@ class EcmascriptModules(ModuleSystem):
                     packages.setdefault(data["name"], (folder, data))
             elif folder not in configs:
                 configs[folder] = _config(folder, data, root)
-        return _Project(sorted(configs.values(), key=lambda c: -len(c.folder)), packages)
+        return _Project(configs, packages)
 
 
-def _under(path: str, folder: str) -> bool:
-    return not folder or path.startswith(folder + "/")
+def _nearest(configs: dict[str, _Config], path: str) -> _Config | None:
+    """The config of the deepest folder above ``path``: its folders looked up one by one
+    (a monorepo has hundreds of configs, and each bare import asked every one)."""
+    folder = path
+    while folder:
+        folder = folder.rpartition("/")[0]
+        if folder in configs:
+            return configs[folder]
+    return None
 
 
 def _config(folder: str, data: dict[str, Any], root: str, depth: int = 0) -> _Config:
