@@ -11,8 +11,15 @@ import os
 from collections.abc import Iterable, Iterator
 
 from ctxls.index.refindex import MAX_HOPS, FileInfo, RefIndex
-from ctxls.index.refs import DEFAULT
+from ctxls.index.refs import DEFAULT, Import
 from ctxls.syntax.outline import Decl
+
+
+def imports_of(index: RefIndex, info: FileInfo) -> tuple[Import, ...]:
+    """A file's import rows, remembered until the index changes: one search asks a file's
+    several times (its aliases, whether it may use the target, whether it imports it), and
+    each read unpickled the file's whole tables (svelte's `test`: 23,000 reads of 8,600)."""
+    return index.remembered("imports", info.key, lambda: info.imports)
 
 
 def nearest(keys: Iterable[str], home: str, n: int) -> list[str]:
@@ -56,7 +63,7 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
             info = index.files.get(key)
             if info is None:
                 continue
-            for imp in info.imports:
+            for imp in imports_of(index, info):
                 if imp.name == current and imp.local and imp.local not in names and (
                         (got := index.imported(info, imp)) is not None
                         and (got[0].key, got[1].qualname) == target):
@@ -81,7 +88,7 @@ def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> 
     own = {m.key for m in index.package(home)}
     if source.key in own:
         return True
-    for imp in source.imports:
+    for imp in imports_of(index, source):
         target = index.module_file(index.absolute(source, imp))
         if target is not None and target.key in own:
             return True
@@ -122,7 +129,7 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
     def means(found: tuple[FileInfo, Decl] | None) -> bool:
         return found is not None and (found[0].key, found[1].qualname) == target
 
-    for imp in info.imports:
+    for imp in imports_of(index, info):
         absolute = index.absolute(info, imp)
         src = index.module_file(absolute)
         if src is not None and src.key in own:
@@ -164,7 +171,7 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
         order[info.key] = low[info.key] = len(order)
         reached[info.key] = info.key in own
         stack.append(info.key)
-        targets = (index.module_file(index.absolute(info, imp)) for imp in info.imports)
+        targets = (index.module_file(index.absolute(info, imp)) for imp in imports_of(index, info))
         frames.append((info, (t for t in targets if t is not None)))
 
     enter(start)

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
-from ctxls.index.reach import aliases, may_use
+from ctxls.index.reach import aliases, imports_of, may_use
 from ctxls.index.refs import DEFAULT, Call
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, judge
 from ctxls.index.resolve import references as call_sites
@@ -230,7 +230,7 @@ def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:
     ``__init__`` re-exporting it)."""
     return any(i.name == decl.name and (got := index.imported(info, i)) is not None
                and (got[0].key, got[1].qualname) == (key, decl.qualname)
-               for i in info.imports)
+               for i in imports_of(index, info))
 
 
 def _within(node: ts.Node, types: tuple[str, ...]) -> ts.Node | None:
