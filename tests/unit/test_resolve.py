@@ -669,3 +669,29 @@ def test_a_method_is_used_only_where_imports_lead_to_its_class() -> None:
                       "util.py": False}
     resolved, _ = references(index, "/ws/svc.py", method, proven=True)
     assert [(r.path, r.call.row) for r in resolved] == [("by_factory.py", 2)]
+
+
+def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
+    """`Vec::new()` and `Vec2::new()` (a prelude's, a glob's type) are no unproven uses of
+    the workspace's `Handler::new`; `T::new()` (a generic parameter: any implementor's) and
+    a type the file imports under another name still are or resolve; a trait's own method
+    is every implementor's."""
+    index = _workspace({"src/lib.rs": (
+        b"pub struct Handler;\n"
+        b"impl Handler {\n    pub fn new() -> Self { Handler }\n}\n"
+        b"pub trait Make {\n    fn make() -> u8 { 1 }\n}\n"
+        b"fn use_it() {\n"
+        b"    let a = Handler::new();\n"
+        b"    let b = Vec::new();\n"
+        b"    let c = Vec2::new(1.0);\n"
+        b"    let d = T::new();\n"
+        b"    let e = Widget::make();\n"
+        b"}\n")})
+    home = index.files["/ws/src/lib.rs"]
+    new = resolve(home.outline, "Handler.new", "src/lib.rs")
+    resolved, candidates = references(index, "/ws/src/lib.rs", new)
+    assert [r.call.row for r in resolved] == [8]
+    assert [(c.call.obj, c.call.row) for c in candidates] == [("T", 11)]
+    make = resolve(home.outline, "Make.make", "src/lib.rs")
+    resolved, candidates = references(index, "/ws/src/lib.rs", make)
+    assert [(r.call.obj, r.call.row) for r in [*resolved, *candidates]] == [("Widget", 12)]

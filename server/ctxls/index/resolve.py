@@ -197,6 +197,8 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
         if module is None or not means(index.export(module, call.name)):
             return None
         return False, f"`{call.obj}.{call.name}` may be a module path or a method", SELF_PATH
+    if owner is not None and _another_type(index, info, call.obj, home, owner):
+        return None  # `Vec::new()`, `Vec2::new()`: a prelude's or a glob's type
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
         if owner is None:
@@ -225,6 +227,21 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
     if _external(index, info, head):
         return None  # an attribute of a module outside the workspace
     return False, f"`{call.obj}` has no known type", UNKNOWN_RECEIVER
+
+
+def _another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
+                  owner: str) -> bool:
+    """Whether a receiver is, by its capital, a type other than the method's own that the
+    file neither imports nor declares (``typed_by_case``): bevy's 11,000 calls of outside
+    types' ``new`` were each an unproven use of every ``new``. A one-letter name may be a
+    generic parameter (``T::new()`` calls any implementor's), and a trait's own method is
+    every implementor's, so those stay."""
+    if not index.module_system(info).typed_by_case or len(obj) < 2 or not obj.isidentifier() \
+            or not obj[0].isupper() or obj in (owner.rsplit(".", 1)[-1], "Self") or any(
+                d.kind == "trait" and d.qualname == owner for d in home.outline.decls):
+        return False
+    return all(i.local != obj for i in info.refs.imports) and all(
+        d.name != obj for d in info.outline.decls)
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,

@@ -44,6 +44,10 @@ class ModuleSystem:
     # A method the receiver's type lacks may come from a trait the file brings into scope,
     # declared there or imported (Rust: a trait's methods are callable only then).
     scoped_traits: ClassVar[bool] = False
+    # A receiver spelled with a capital names a type (Rust's `Vec::new()`, by convention the
+    # compiler checks): one the file neither imports nor declares comes from a prelude or a
+    # glob import, and is not the workspace's class under another name.
+    typed_by_case: ClassVar[bool] = False
     # Another module's top-level names are reachable only through an import of it (or of
     # a module re-exporting them): a file importing nothing that leads there cannot use one.
     imports_only: ClassVar[bool] = False

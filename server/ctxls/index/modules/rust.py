@@ -43,6 +43,7 @@ def _parts(path: str) -> tuple[str, list[str], bool]:
 @register("rust")
 class RustCrates(ModuleSystem):
     scoped_traits = True
+    typed_by_case = True
 
     def __init__(self) -> None:
         self._crates: dict[str, dict[str, str]] = {}  # workspace root -> crate name -> key
