@@ -673,10 +673,13 @@ def test_a_method_is_used_only_where_imports_lead_to_its_class() -> None:
 
 def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
     """`Vec::new()` and `Vec2::new()` (a prelude's, a glob's type) are no unproven uses of
-    the workspace's `Handler::new`; `T::new()` (a generic parameter: any implementor's) and
-    a type the file imports under another name still are or resolve; a trait's own method
-    is every implementor's."""
-    index = _workspace({"src/lib.rs": (
+    the workspace's `Handler::new`; `T::new()` (a generic parameter: any implementor's) is
+    still a candidate and the type imported under another name resolves; a trait's own
+    method is every implementor's."""
+    index = _workspace({"src/other.rs": (b"use crate::Handler as Hd;\n"
+                                         b"fn f() {\n    let h = Hd::new();\n"
+                                         b"    let g = Gadget::new();\n}\n"),
+                        "src/lib.rs": (
         b"pub struct Handler;\n"
         b"impl Handler {\n    pub fn new() -> Self { Handler }\n}\n"
         b"pub trait Make {\n    fn make() -> u8 { 1 }\n}\n"
@@ -690,7 +693,8 @@ def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
     home = index.files["/ws/src/lib.rs"]
     new = resolve(home.outline, "Handler.new", "src/lib.rs")
     resolved, candidates = references(index, "/ws/src/lib.rs", new)
-    assert [r.call.row for r in resolved] == [8]
+    assert sorted((r.path, r.call.row) for r in resolved) == [("src/lib.rs", 8),
+                                                             ("src/other.rs", 2)]
     assert [(c.call.obj, c.call.row) for c in candidates] == [("T", 11)]
     make = resolve(home.outline, "Make.make", "src/lib.rs")
     resolved, candidates = references(index, "/ws/src/lib.rs", make)

@@ -183,7 +183,7 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
             elif target.key not in order:
                 enter(target)
                 break
-            elif target.key in reached and target.key not in memo:  # on the stack
+            else:  # met in this search and not settled: on the stack
                 low[info.key] = min(low[info.key], order[target.key])
         else:
             frames.pop()
