@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import attrs
 from lsprotocol.types import Position, Range
@@ -47,6 +48,7 @@ from ctxls.tokens import tokenizer
 PLAIN_MARKER = "... {count} lines elided{names}"
 HUGE_READ_LIMIT = 64 << 20  # bytes; beyond this even readRange refuses
 MAX_LINE = 2000  # characters of one line shown from a file too large to parse
+T = TypeVar("T")
 
 
 @attrs.frozen
@@ -108,6 +110,36 @@ class View:
         return self.index.from_lsp(position.line, position.character, self.encoding)[0]
 
 
+class Listing:
+    """Facts over every listed file, worked out once per version of the workspace's
+    entries: the workspace copies that dict before changing it once a snapshot holds it, so
+    the same dict is the same files (57,000 files: 40 ms a pass, and a window made two)."""
+
+    def __init__(self) -> None:
+        self._memo: tuple[Mapping[str, FileEntry] | None, dict[str, object]] = (None, {})
+
+    def of(self, entries: Mapping[str, FileEntry], kind: str,
+           make: Callable[[Mapping[str, FileEntry]], T]) -> T:
+        held, memo = self._memo
+        if held is not entries:
+            memo = {}
+            self._memo = (entries, memo)
+        if kind not in memo:
+            memo[kind] = make(entries)
+        return memo[kind]  # type: ignore[return-value]
+
+
+def _unindexed(entries: Mapping[str, FileEntry]) -> Counter[str | None]:
+    return Counter(e.language for e in entries.values() if e.tables is None)
+
+
+def _basenames(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for key in entries:
+        found.setdefault(key[key.rfind("/") + 1 :], []).append(key)
+    return found
+
+
 class HasFile(Protocol):
     """Params that name a file: a path, or a text document (or a target naming one)."""
 
@@ -125,7 +157,8 @@ class Snapshot:
                  keep: _Keep, search: SearchIndex | None, from_cache: int,
                  search_ready: bool, cache: str | None, pending: int = 0,
                  reindexed: int = 0, shared: SharedStore | None = None,
-                 from_store: int = 0, indexed_locally: int = 0) -> None:
+                 from_store: int = 0, indexed_locally: int = 0,
+                 listing: Listing | None = None) -> None:
         self.roots = roots
         self.options = options
         self.encoding: Encoding = encoding
@@ -144,6 +177,7 @@ class Snapshot:
         self.indexed_locally = indexed_locally  # files the scan parsed here
         self.fresh: dict[str, FileEntry] = {}  # files first read by this request
         self._entries = entries
+        self._listing = listing or Listing()
         self._policy = policy
         self._keep = keep
         self._views: dict[str, View] = {}
@@ -171,6 +205,13 @@ class Snapshot:
         return itertools.chain(
             ((k, self.fresh.get(k, e)) for k, e in listed.items()),
             ((k, e) for k, e in self.fresh.items() if k not in listed))
+
+    def named(self, basename: str) -> list[str]:
+        """The listed files with this name, in path order."""
+        keys = self._listing.of(self._entries, "basenames", _basenames).get(basename, [])
+        fresh = [k for k in self.fresh if k not in self._entries
+                 and k.rsplit("/", 1)[-1] == basename]
+        return sorted([*keys, *fresh])
 
     def info(self, key: str) -> FileInfo | None:
         """A file's reference tables, if its language has them."""
@@ -243,7 +284,11 @@ class Snapshot:
 
     def unindexed(self, lang: str | None) -> int:
         """Files of a language whose tables are missing, and files the scan has yet to list."""
-        n = sum(1 for _, e in self.entries() if e.language == lang and e.tables is None)
+        n = self._listing.of(self._entries, "unindexed", _unindexed)[lang]
+        for key, e in self.fresh.items():
+            old = self._entries.get(key)
+            n += (e.language == lang and e.tables is None) \
+                - (old is not None and old.language == lang and old.tables is None)
         return n + (max(0, self.planned - len(self._entries)) if self.scanning else 0)
 
     @property

@@ -30,7 +30,7 @@ from ctxls.index.tables import Tables
 from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import Located, locate, locate_many
 from ctxls.policy import POLICY_PATH, Policy, load
-from ctxls.snapshot import DocState, Snapshot
+from ctxls.snapshot import DocState, Listing, Snapshot
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.text import Encoding
@@ -69,6 +69,7 @@ class Workspace:
         self._policies: dict[Path, tuple[tuple[int, ...] | None, Policy]] = {}
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
         self._entries_shared = False  # a snapshot holds self.entries: copy before a change
+        self._listing = Listing()
 
     # ---- paths -------------------------------------------------------------------------
     def locate(self, path: str | None = None, uri: str | None = None) -> Located:
@@ -101,7 +102,7 @@ class Workspace:
             pending=self.pending, reindexed=self.reindexed,
             cache=", ".join(str(s.path) for s in self.stores.values()) or None,
             shared=self.shared, from_store=self.from_store,
-            indexed_locally=self.indexed_locally)
+            indexed_locally=self.indexed_locally, listing=self._listing)
         if path or uri:
             # (a request meets the same error where it reads the file)
             with contextlib.suppress(CtxError):

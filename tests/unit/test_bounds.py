@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctxls.index import tables as tables_mod
-from ctxls.index.refindex import Recent
+from ctxls.index.memo import Recent
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import outline_source

@@ -114,3 +114,49 @@ def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: 
     assert sorted(ws.drift(began, busy)) == sorted(
         (tmp_path / f"{n}.py").as_uri() for n in "abcd")
     assert len(asked) == 4 and asked[-1] - started >= 0.015
+
+
+def test_what_the_index_remembers_outlives_a_request_until_the_index_changes(
+        tmp_path: Path) -> None:
+    """Each request reads a view of the index: an answer remembered on the view alone
+    was worked out again by every request."""
+    src = tmp_path / "m.py"
+    src.write_text("def a():\n    return 1\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(src))], 1 << 20))
+    computed: list[int] = []
+
+    def ask() -> int:
+        view = ws.snapshot(refs=True).refs
+        return view.remembered("t", "k", lambda: computed.append(1) or len(computed))
+
+    assert ask() == 1 and ask() == 1  # a second request, same index: remembered
+    old = ws.snapshot(refs=True).refs  # a request that began before the change below
+    src.write_text("def b():\n    return 2\n")
+    ws.put_entry(str(src), index_batch([("m.py", str(src))], 1 << 20)[0])
+    assert ask() == 2 and ask() == 2  # the index changed: worked out once again
+    assert old.remembered("t", "k", lambda: -1) == -1  # never the newer version's answer
+
+
+def test_counts_over_every_file_follow_the_files_a_request_read_fresh(
+        tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def a():\n    return 1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "test_m.py").write_text("def test_a():\n    assert 1\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(tmp_path / "m.py"))], 1 << 20))
+    first = ws.snapshot()
+    assert first.unindexed("python") == 0 and first.named("test_m.py") == []
+    (tmp_path / "test_m.py").write_text("def test_b():\n    assert 2\n")
+    snap = ws.snapshot()
+    snap.view_at("test_m.py")  # read by this request first: in its fresh entries alone
+    snap.view_at("pkg/test_m.py")
+    assert snap.named("test_m.py") == sorted([str(tmp_path / "test_m.py"),
+                                              str(tmp_path / "pkg" / "test_m.py")])
+    assert snap.unindexed("python") == 0
+    ws.absorb(snap)
+    (tmp_path / "m.py").write_bytes(b"\xff" * 10 + b"\0")  # binary now: no tables
+    ws.put_entry(str(tmp_path / "m.py"),
+                 index_batch([("m.py", str(tmp_path / "m.py"))], 1 << 20)[0])
+    again = ws.snapshot()
+    assert again.unindexed("python") == 1 and len(again.named("test_m.py")) == 2

@@ -220,9 +220,10 @@ def _module_test(snap: Snapshot, v: View, importers: list[str]) -> tuple[View, D
         return None
     stem = v.loc.path.rsplit("/", 1)[-1].split(".")[0]
     names = {pat.replace("*", stem) for pat in v.lang.test_files if "*" in pat}
-    found: list[tuple[str, str]] = [
-        (key, "named after it") for key, entry in snap.entries()
-        if entry.language == v.lang.name and key.rsplit("/", 1)[-1] in names]
+    lang = v.lang.name
+    found = [(key, "named after it")
+             for key in sorted(k for name in names for k in snap.named(name))
+             if getattr(snap.entry(key), "language", None) == lang]
     found += [(key, "imports it") for key in importers if key not in dict(found)]
     module_names = {d.name for d in v.outline.decls if not d.parents}
     for key, why in found:

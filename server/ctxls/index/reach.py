@@ -158,9 +158,12 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
     with its strongly connected component (modules import each other in cycles), and
     remembered until the index changes: thousands of test files import the same few
     modules, and each is then asked of one or two of them."""
-    memo: dict[str, bool] = index.remembered("leads", min(own), dict)
-    if start.key in memo:
-        return memo[start.key]
+    shared: dict[str, bool] = index.remembered("leads", min(own), dict)
+    if start.key in shared:
+        return shared[start.key]
+    # settled here, shared once the search is over: requests on other threads read only
+    # what a whole search settled
+    memo: dict[str, bool] = {}
     order: dict[str, int] = {}
     low: dict[str, int] = {}
     reached: dict[str, bool] = {}
@@ -178,8 +181,9 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
     while frames:
         info, targets = frames[-1]
         for target in targets:
-            if target.key in memo:
-                reached[info.key] |= memo[target.key]
+            known = memo.get(target.key, shared.get(target.key))
+            if known is not None:
+                reached[info.key] |= known
             elif target.key not in order:
                 enter(target)
                 break
@@ -197,4 +201,5 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
                 parent = frames[-1][0].key
                 low[parent] = min(low[parent], low[key])
                 reached[parent] |= memo.get(key, False)
+    shared.update(memo)
     return memo[start.key]

@@ -8,13 +8,13 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
 from ctxls.index import modules
+from ctxls.index.memo import Memo, Recent
 from ctxls.index.modules import ModuleSystem
 from ctxls.index.refs import DEFAULT, Binding, Import, Refs
 from ctxls.index.tables import Tables
@@ -25,24 +25,6 @@ from ctxls.syntax.symbols import at_row
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 MAX_HOPS = 6  # re-export chains followed at most this deep
-MEMO_LIMIT = 1 << 14  # answers remembered per table (RefIndex.remembered)
-PER_FILE_LIMIT = 1 << 12  # files whose derived tables (rows, bindings, scopes) are kept
-
-
-class Recent(dict[str, Any]):
-    """A dict that forgets its oldest quarter when it would grow past ``cap``: tables
-    derived per file on demand, kept for the files read lately. Unbounded, a session over
-    50,000 files kept one for every file it ever read (1.6 GiB after 120 requests)."""
-
-    def __init__(self, cap: int = PER_FILE_LIMIT) -> None:
-        super().__init__()
-        self.cap = cap
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        if len(self) >= self.cap and key not in self:
-            for old in list(itertools.islice(self, max(1, self.cap // 4))):
-                self.pop(old, None)
-        super().__setitem__(key, value)
 T = TypeVar("T")
 
 
@@ -106,13 +88,11 @@ class RefIndex:
         self._scopes: dict[str, tuple[Tables, list[str | None]]] = Recent()
         self._rows: dict[str, tuple[Tables, list[Decl | None]]] = Recent()
         self._bindings: dict[str, tuple[Tables, dict[str, list[Binding]]]] = Recent()
-        self._memo: tuple[int, dict[str, dict[Any, Any]]] = (-1, {})
+        self._memo = Memo()
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = Recent()
         self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]],
                                        Tables]] = Recent()
-        self._global_names: tuple[int, dict[str, list[tuple[FileInfo, Decl]]]] | None = None
-        self._includes: tuple[int, dict[str, set[str]]] | None = None  # module -> includers
         self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
@@ -187,16 +167,8 @@ class RefIndex:
 
     def remembered(self, table: str, key: Any, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``key`` in the table named ``table`` until the
-        index changes (each table holds at most MEMO_LIMIT answers, so a long session's
-        memory stays flat)."""
-        if self._memo[0] != self._version:
-            self._memo = (self._version, {})
-        memo = self._memo[1].setdefault(table, {})
-        if key not in memo:
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            memo[key] = compute()
-        return memo[key]  # type: ignore[no-any-return]
+        index changes, for every view of this version (``Memo``)."""
+        return self._memo.answer(self._version, table, key, compute)
 
     def bindings_named(self, info: FileInfo, name: str) -> list[Binding]:
         """The file's bindings of ``name``, in row order, from a table kept until the file
@@ -492,9 +464,9 @@ class RefIndex:
         """Names every file may mean wherever they are declared, kept until the index
         changes: ``fn:<system>:<name>`` for C's top-level function definitions (``decl:``
         with their prototypes), ``class:<name or qualname>`` for Ruby's classes and modules."""
-        cached = self._global_names
-        if cached is not None and cached[0] == self._version:
-            return cached[1]
+        return self.remembered("globals", None, self._find_globals)
+
+    def _find_globals(self) -> dict[str, list[tuple[FileInfo, Decl]]]:
         found: dict[str, list[tuple[FileInfo, Decl]]] = {}
         for f in self.files.values():
             system = _system(f.path)
@@ -512,7 +484,6 @@ class RefIndex:
                     found.setdefault(f"class:{d.name}", []).append((f, d))
                     if d.qualname != d.name:
                         found.setdefault(f"class:{d.qualname}", []).append((f, d))
-        self._global_names = (self._version, found)
         return found
 
     def declaring(self, info: FileInfo, name: str) -> list[FileInfo]:
@@ -524,18 +495,11 @@ class RefIndex:
         headers (C), where what it declares is in scope; empty for other systems."""
         if not _system(info.path).included_files:
             return set()
-        cached = self._includes
-        if cached is None or cached[0] != self._version:
-            rev: dict[str, set[str]] = {}
-            for f in self.files.values():
-                if _system(f.path).included_files:
-                    for mod in self.imported_modules(f):
-                        rev.setdefault(mod, set()).add(f.key)
-            cached = self._includes = (self._version, rev)
+        rev = self.remembered("includes", None, self._find_includes)
         todo = list(self.module_names_of(info))
         modules, out = set(todo), set()
         while todo:
-            for key in cached[1].get(todo.pop(), ()):
+            for key in rev.get(todo.pop(), ()):
                 if key in out or key not in self.files:
                     continue
                 out.add(key)
@@ -544,6 +508,15 @@ class RefIndex:
                         modules.add(mod)
                         todo.append(mod)
         return out
+
+    def _find_includes(self) -> dict[str, set[str]]:
+        """Module -> the files that include it (C)."""
+        rev: dict[str, set[str]] = {}
+        for f in self.files.values():
+            if _system(f.path).included_files:
+                for mod in self.imported_modules(f):
+                    rev.setdefault(mod, set()).add(f.key)
+        return rev
 
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files

@@ -86,7 +86,8 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
         if is_test(ref.path) and not any(k == ref.key for k, _ in hits):
             add(TestHit(ref.key, ref.path, ref.enclosing,
                         f"matches by name only: {ref.why} (line {ref.call.row + 1})"))
-    by_path = {info.path: info for info in index.files.values()}
+    by_path = index.remembered("by_path", None,
+                               lambda: {info.path: info for info in index.files.values()})
     for hit in list(hits.values()):
         spec = languages.spec_for(hit.path)
         if spec is None or not spec.tests.injected:
