@@ -28,22 +28,21 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import watchfiles
 
 from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import NotInitialized
 from ctxls.index import lifeline, modules
-from ctxls.index.scan import FileEntry, Ignores, index_batch, walk
+from ctxls.index.scan import FileEntry, index_batch
 from ctxls.index.search import SearchIndex
 from ctxls.paths import target_file
-from ctxls.policy import POLICY_PATH
 from ctxls.requests import chunks, read, refs, search, status
 from ctxls.snapshot import Snapshot
 from ctxls.syntax import languages
 from ctxls.syntax.text import Encoding
 from ctxls.tokens import tokenizer
+from ctxls.watch import Watcher
 from ctxls.workspace import Workspace
 
 log = logging.getLogger("ctxls")
@@ -124,6 +123,7 @@ class Engine:
         self.waiting = 0  # requests waiting for the scan
         self.scan_began_ns = 0
         self.stop_watching = threading.Event()
+        self.watcher: Watcher | None = None
         self.answering = 0  # requests being answered now: background builds wait for them
         # files changed on disk (watcher, client), waiting to be indexed again, in order
         self.changes: dict[str, None] = {}
@@ -148,6 +148,8 @@ class Engine:
         if self.search_task is not None:
             self.search_task.cancel()
         self.stop_watching.set()
+        if self.watcher is not None:
+            self.watcher.close()
         if self.scan_task is not None and not self.scan_task.done():
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.scan_task), 30)
@@ -414,61 +416,21 @@ class Engine:
         return self.search_done.is_set()
 
     def _watch(self) -> None:
-        """Files created, changed or deleted on disk join the index within a second or so.
-        The walk's rules apply (.gitignore files, excludes, the folders always skipped); the
-        policy file is watched too, for its diagnostics. Started once the index is ready
-        (setting up the watches of a large tree takes a core for seconds), on a thread of
-        its own; what changed before its watches were set is found by one more listing."""
+        """Files created, changed or deleted on disk join the index within a second or so
+        (``watch.Watcher``: a child process sets the watches and applies the walk's rules;
+        the policy file is watched too, for its diagnostics). Started once the index is
+        ready; what changed before the watches were set is found by one more listing."""
         ws, loop = self.ws, asyncio.get_running_loop()
-        ignores = {str(root): Ignores(root, ws.options.exclude) for root in ws.roots}
 
-        def rel_of(path: str) -> tuple[str, str] | None:
-            root = next((r for r in ignores if path.startswith(r + os.sep)), None)
-            return (root, path[len(root) + 1 :].replace(os.sep, "/")) if root else None
+        def watching() -> None:  # (on the watcher's thread: the listing stops for requests)
+            missed = ws.drift(self.scan_began_ns - TICK_NS, busy=lambda: self.answering > 0)
+            if missed:
+                loop.call_soon_threadsafe(self._watched, missed, False)
 
-        def wanted(change: watchfiles.Change, path: str) -> bool:
-            found = rel_of(path)
-            if found is None:
-                return False
-            root, rel = found
-            if rel == POLICY_PATH:
-                return True
-            if rel.rsplit("/", 1)[-1] == ".gitignore":
-                ignores[root].forget(rel.rpartition("/")[0])
-            return not ignores[root].ignored(rel)
+        def changed(uris: list[str], policy: bool) -> None:
+            loop.call_soon_threadsafe(self._watched, uris, policy)
 
-        def uris_of(changes: set[tuple[watchfiles.Change, str]]) -> list[str]:
-            uris: list[str] = []
-            for _, path in sorted(changes, key=lambda c: c[1]):
-                found = rel_of(path)
-                if found is not None and os.path.isdir(path):  # a new folder: files
-                    root, folder = found  # made before its watch was set are missed
-                    uris += [Path(abspath).as_uri() for rel, abspath in walk(Path(path))
-                             if not ignores[root].ignored(f"{folder}/{rel}")]
-                    continue
-                uris.append(Path(path).as_uri())
-            return uris
-
-        def run() -> None:
-            try:
-                watching = False
-                for changes in watchfiles.watch(*ws.roots, watch_filter=wanted, debounce=200,
-                                                step=50, stop_event=self.stop_watching,
-                                                rust_timeout=1000, yield_on_timeout=True,
-                                                raise_interrupt=False):
-                    if not watching:  # (the first yield comes once the watches are set)
-                        watching = True
-                        missed = ws.drift(self.scan_began_ns - TICK_NS,
-                                          busy=lambda: self.answering > 0)
-                        if missed:
-                            loop.call_soon_threadsafe(self._watched, missed, False)
-                    if changes:
-                        policy = any(p.endswith(POLICY_PATH) for _, p in changes)
-                        loop.call_soon_threadsafe(self._watched, uris_of(changes), policy)
-            except Exception:
-                log.error("file watching stopped: %s", traceback.format_exc())
-
-        threading.Thread(target=run, name="ctxls-watch", daemon=True).start()
+        self.watcher = Watcher(ws.roots, ws.options.exclude, watching, changed)
 
     def _watched(self, uris: list[str], policy: bool) -> None:
         if self.stop_watching.is_set():

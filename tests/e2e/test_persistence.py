@@ -49,8 +49,9 @@ async def test_a_corrupt_cache_is_rebuilt_not_trusted(workspace: Path, tmp_path:
 
 def _children(pid: int) -> dict[int, str]:
     """Command lines by pid of every live descendant process but multiprocessing's resource
-    tracker (which must outlive the pool's semaphores to unlink them); an exited process
-    not yet reaped (a zombie) is gone."""
+    tracker (which must outlive the pool's semaphores to unlink them) and the file watcher
+    (which lives as long as the server); an exited process not yet reaped (a zombie) is
+    gone."""
     out, todo = {}, [pid]
     while todo:
         p = todo.pop()
@@ -62,7 +63,7 @@ def _children(pid: int) -> dict[int, str]:
             with contextlib.suppress(OSError):
                 state = Path(f"/proc/{k}/stat").read_text().rpartition(")")[2].split()[0]
                 cmd = Path(f"/proc/{k}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-                if state != "Z" and "resource_tracker" not in cmd:
+                if state != "Z" and "resource_tracker" not in cmd and "ctxls.watch" not in cmd:
                     out[k] = cmd
         todo.extend(kids)
     return out
@@ -170,4 +171,44 @@ async def test_workers_exit_with_a_server_killed_mid_scan(tmp_path: Path) -> Non
              Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()[0] != "Z"]
     assert alive == []
     for task in client._tasks:
+        task.cancel()
+
+
+async def test_the_file_watcher_ends_with_the_server_however_it_ends(tmp_path: Path) -> None:
+    """The watches are set by a child process: it ends when the server shuts down, and
+    when the server is killed (SIGKILL runs no cleanup)."""
+    import signal
+
+    root = tmp_path / "w"
+    root.mkdir()
+    (root / "m.py").write_text("def f():\n    return 1\n")
+
+    def watchers(pid: int) -> list[int]:
+        kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return [int(k) for k in kids
+                if b"ctxls.watch" in Path(f"/proc/{k}/cmdline").read_bytes()]
+
+    async def started(ctx: CtxClient) -> list[int]:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        while not (found := watchers(ctx.proc.pid)):
+            assert loop.time() - began < 30, "no watcher started"
+            await asyncio.sleep(0.05)
+        return found
+
+    async with await CtxClient.start(root, options={"persist": False},
+                                     wait_for_index=True) as ctx:
+        first = await started(ctx)
+    await _exited(first, deadline=15)
+    assert not any(Path(f"/proc/{p}").exists() and Path(f"/proc/{p}/stat").read_text()
+                   .rpartition(")")[2].split()[0] != "Z" for p in first)
+
+    ctx = await CtxClient.start(root, options={"persist": False}, wait_for_index=True)
+    second = await started(ctx)
+    ctx.proc.send_signal(signal.SIGKILL)
+    await ctx.proc.wait()
+    await _exited(second, deadline=15)
+    assert not any(Path(f"/proc/{p}").exists() and Path(f"/proc/{p}/stat").read_text()
+                   .rpartition(")")[2].split()[0] != "Z" for p in second)
+    for task in ctx._tasks:
         task.cancel()
