@@ -3,7 +3,6 @@ dirty one, and a folder outside git."""
 
 from __future__ import annotations
 
-import pickle
 import shutil
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import psycopg
 
 from ctxls.index import build
+from ctxls.index.tables import unpack
 from tests.conftest import EXAMPLE
 from tests.e2e.test_shared_store import commit_tree, dirty, language_files, sidecar
 
@@ -21,7 +21,7 @@ def rows(dsn: str) -> dict[str, Any]:
     with psycopg.connect(dsn) as conn:
         return {
             # (pickles of equal tables need not be equal bytes: compared decoded)
-            "blobs": sorted((*r[:4], pickle.loads(r[4]), *r[5:]) for r in conn.execute(
+            "blobs": sorted((*r[:4], unpack(r[4]), *r[5:]) for r in conn.execute(
                 "SELECT digest, language, errors, names, payload, chunks, tokens "
                 "FROM ctxls_blobs")),
             "chunks": sorted(conn.execute(

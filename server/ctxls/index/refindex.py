@@ -223,9 +223,14 @@ class RefIndex:
         keys = self.modules.get(module)
         if keys:
             return self.files.get(keys[0])
-        rooted = [info for k in self.rooted.get(module, ()) if (info := self.files.get(k))
-                  and module in self._rooted_valid(info)]
-        return min(rooted, key=lambda i: len(i.path)) if rooted else None
+        if module not in self.rooted:
+            return None
+        # (remembered: "test" or "utils" is a rooted name of hundreds of files, each
+        # checked for package markers, and thousands of imports ask for the same few)
+        return self.remembered("module_file", module, lambda: min(
+            (info for k in self.rooted[module] if (info := self.files.get(k))
+             and module in self._rooted_valid(info)),
+            key=lambda i: len(i.path), default=None))
 
     def _rooted_valid(self, info: FileInfo) -> list[str]:
         """The names below a folder that is no package (the project's import root)."""
