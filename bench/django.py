@@ -314,7 +314,8 @@ async def through_server(root: Path, symbols: list[Symbol], parse2: float) -> di
             print(f"  answers: mean {sum(c) / len(c):.1f} locations, max {max(c)}")
         print(f"server RSS after the queries {rss_mib(client.proc.pid):.0f} MiB, "
               f"peak {hwm_mib(client.proc.pid):.0f} MiB; child processes "
-              f"{children_rss_mib(client.proc.pid):.0f} MiB (the resource tracker)")
+              f"{children_rss_mib(client.proc.pid):.0f} MiB "
+              "(the resource tracker and the file watcher)")
         await client.close()
         res["ctx_references_ms"] = {f"{s.path}::{s.qualname}": ms
                                     for ms, s in zip(ctx_lat, ctx_found, strict=True)}

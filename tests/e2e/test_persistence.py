@@ -200,15 +200,23 @@ async def test_the_file_watcher_ends_with_the_server_however_it_ends(tmp_path: P
                                      wait_for_index=True) as ctx:
         first = await started(ctx)
     await _exited(first, deadline=15)
-    assert not any(Path(f"/proc/{p}").exists() and Path(f"/proc/{p}/stat").read_text()
-                   .rpartition(")")[2].split()[0] != "Z" for p in first)
+    assert not _alive(first)
 
     ctx = await CtxClient.start(root, options={"persist": False}, wait_for_index=True)
     second = await started(ctx)
     ctx.proc.send_signal(signal.SIGKILL)
     await ctx.proc.wait()
     await _exited(second, deadline=15)
-    assert not any(Path(f"/proc/{p}").exists() and Path(f"/proc/{p}/stat").read_text()
-                   .rpartition(")")[2].split()[0] != "Z" for p in second)
+    assert not _alive(second)
     for task in ctx._tasks:
         task.cancel()
+
+
+def _alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running (an exited process not yet reaped is not)."""
+    out = []
+    for p in pids:
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{p}/stat").read_text().rpartition(")")[2].split()[0] != "Z":
+                out.append(p)
+    return out
