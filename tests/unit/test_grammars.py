@@ -172,6 +172,54 @@ def test_one_broken_language_does_not_take_the_others_down(grammars: Path) -> No
     assert languages.name_for("a.lua") == "lua"  # the generic rows that fit still load
 
 
+def test_a_query_that_does_not_compile_is_reported_when_asked_for(grammars: Path) -> None:
+    """Only the outline query compiles with the language; another that does not compile
+    leaves the language loaded without that table, and `load_errors()` names it."""
+    (grammars / "python" / "references.scm").write_text("(no_such_node) @call.name\n")
+    languages.reload()
+    lang = languages.for_path("a.py")
+    assert lang is not None and lang.query.pattern_count > 0
+    assert lang.refs_query is None and lang.scan_query is None
+    errors = languages.load_errors()
+    assert set(errors) == {"python:refs", "python:scan"}
+    assert "no_such_node" in errors["python:refs"] or "node type" in errors["python:refs"]
+    entry = index_bytes("m.py", "/m.py", b"def f():\n    g()\n", 0, 1 << 20)
+    assert entry.tables is not None and entry.tables.refs is None  # the outline still is
+    assert [d.qualname for d in entry.tables.outline.decls] == ["f"]
+
+
+def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path) -> None:
+    """The queries compiled behind the ready signal wait while requests are answered (a
+    query compiles holding the GIL), and the languages with most files go first."""
+    import threading
+
+    from ctxls.engine import _load_languages
+
+    languages.reload()
+    answering = threading.Event()
+    answering.set()
+    plan = [("a.go", "/a.go"), ("b.py", "/b.py"), ("c.py", "/c.py")]
+    order: list[str] = []
+    real = languages.Language.compiled
+
+    def compiled(self: languages.Language, name: str) -> ts.Query | None:
+        order.append(f"{self.name}:{name}")
+        return real(self, name)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(languages.Language, "compiled", compiled)
+        worker = threading.Thread(target=_load_languages, args=(plan, [], answering.is_set))
+        worker.start()
+        worker.join(0.3)
+        assert worker.is_alive() and order == []
+        assert languages._loaded == {}  # not even an outline query
+        answering.clear()
+        worker.join(30)
+    assert not worker.is_alive()
+    assert order == ["python:top", "go:top", "python:refs", "python:scan", "go:refs",
+                     "go:scan"]
+
+
 # ---- include -------------------------------------------------------------------------
 
 def test_an_include_puts_its_patterns_first(grammars: Path) -> None:

@@ -54,12 +54,14 @@ class Language:
     generated_markers: tuple[str, ...]
     generated_files: tuple[str, ...]  # file-name globs a generator writes (`*_pb2.py`)
     ts_language: ts.Language = attrs.field(repr=False)
-    query: ts.Query = attrs.field(repr=False)
-    top_query: ts.Query | None = attrs.field(repr=False)  # starts at depth <= 1 only
-    refs_query: ts.Query | None = attrs.field(default=None, repr=False)  # references.scm
-    # outline.scm then references.scm as one query: a scan walks each tree once for both;
-    # match pattern indices below ``outline_patterns`` are the outline's.
-    scan_query: ts.Query | None = attrs.field(default=None, repr=False)
+    query: ts.Query = attrs.field(repr=False)  # outline.scm: compiled with the language
+    # The sources of the other queries, each compiled when first asked for (a warm start
+    # that parses nothing needs the combined scan query of no language, and compiling
+    # C++'s four queries holds the GIL for 0.8 s): "top" starts at depth <= 1 only;
+    # "refs" is references.scm; "scan" is outline.scm then references.scm as one query,
+    # so a scan walks each tree once for both (match pattern indices below
+    # ``outline_patterns`` are the outline's).
+    sources: dict[str, str] = attrs.field(factory=dict, repr=False, eq=False)
     outline_patterns: int = 0
     module_system: str = "python"  # how imports name files: a name in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
@@ -75,6 +77,41 @@ class Language:
     assertion: re.Pattern[str] | None = None  # a test line that states an expectation
     generic: bool = False  # no grammars/<lang> folder: outlined by the generic query
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
+    _compiled: dict[str, ts.Query | None] = attrs.field(factory=dict, repr=False, eq=False)
+    _compiling: threading.Lock = attrs.field(factory=threading.Lock, repr=False, eq=False)
+
+    @property
+    def top_query(self) -> ts.Query | None:
+        return self.compiled("top")
+
+    @property
+    def refs_query(self) -> ts.Query | None:
+        return self.compiled("refs")
+
+    @property
+    def scan_query(self) -> ts.Query | None:
+        return self.compiled("scan")
+
+    def compiled(self, name: str) -> ts.Query | None:
+        """One of ``sources``' queries, compiled once (None: the language has none, or it
+        does not compile, which ``load_errors()`` reports)."""
+        found = self._compiled.get(name, _MISSING)
+        if found is _MISSING:
+            with self._compiling:
+                found = self._compiled.get(name, _MISSING)
+                if found is _MISSING:
+                    found = self._compiled[name] = self._compile(name)
+        return found  # type: ignore[return-value]
+
+    def _compile(self, name: str) -> ts.Query | None:
+        text = self.sources.get(name)
+        if text is None:
+            return None
+        try:
+            return ts.Query(self.ts_language, text)
+        except Exception as exc:
+            _record(f"{self.name}:{name}", exc)
+            return None
 
     def parser(self) -> ts.Parser:
         """A parser for the calling thread: a Parser must never be shared across threads."""
@@ -112,16 +149,14 @@ def load(folder: Path) -> Language:
     ts_language = get_language(spec.grammar)  # type: ignore[arg-type]
     sources = _sources(folder, spec)
 
-    def query(text: str | None) -> ts.Query | None:
-        return ts.Query(ts_language, text) if text is not None else None
-
     outline_text = _query_source(sources, "outline.scm")
-    refs_text = _query_source(sources, "references.scm")
-    outline = query(outline_text)
-    if outline is None:
+    if outline_text is None:
         raise FileNotFoundError(f"{folder.name}: no outline.scm")
-    top_query, refs_query = query(_query_source(sources, "toplevel.scm")), query(refs_text)
-    scan_query = query(f"{outline_text}\n{refs_text}") if refs_text is not None else None
+    outline = ts.Query(ts_language, outline_text)
+    lazy = {"top": _query_source(sources, "toplevel.scm"),
+            "refs": _query_source(sources, "references.scm")}
+    if lazy["refs"] is not None:
+        lazy["scan"] = f"{outline_text}\n{lazy['refs']}"
     return Language(
         name=spec.name,
         extensions=spec.extensions,
@@ -135,9 +170,7 @@ def load(folder: Path) -> Language:
         generated_files=spec.generated_files,
         ts_language=ts_language,
         query=outline,
-        top_query=top_query,
-        refs_query=refs_query,
-        scan_query=scan_query,
+        sources={k: v for k, v in lazy.items() if v is not None},
         outline_patterns=outline.pattern_count,
         module_system=spec.module_system,
         self_names=spec.self_names,
@@ -200,9 +233,16 @@ def _folders() -> dict[str, Known]:
 _LOADING = threading.RLock()  # a request and the scan's background load compile it once
 
 
+_loaded: dict[Path, Language | None] = {}  # (read without the lock: most calls find it)
+_MISSING = object()
+
+
 def _load_folder(folder: Path) -> Language | None:
-    with _LOADING:
-        return _load_folder_once(folder)
+    found = _loaded.get(folder, _MISSING)
+    if found is _MISSING:
+        with _LOADING:
+            found = _loaded[folder] = _load_folder_once(folder)
+    return found  # type: ignore[return-value]
 
 
 @cache
@@ -228,8 +268,11 @@ def registry() -> dict[str, Language]:
 
 
 def load_errors() -> dict[str, str]:
-    """Folders (and ``_generic``) that did not load, with the reason."""
-    registry()
+    """Folders (and ``_generic``) that did not load, with the reason (every query is
+    compiled to find out)."""
+    for lang in registry().values():
+        for name in lang.sources:
+            lang.compiled(name)
     _generic_table()
     return dict(_errors)
 
@@ -239,6 +282,7 @@ def reload() -> None:
     again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
     for cached in (_spec, _folders, _load_folder_once, _generic_table, _generic, module_system):
         cached.cache_clear()
+    _loaded.clear()
     _errors.clear()
 
 
@@ -294,7 +338,7 @@ def _generic(grammar: str, comment: str, elision: str) -> Language | None:
                     elision=elision, wrappers=frozenset(), leading=frozenset(),
                     test_files=(), generated_markers=(), generated_files=(),
                     ts_language=ts_language,
-                    query=query, top_query=None, generic=True)
+                    query=query, generic=True)
 
 
 def for_path(path: str) -> Language | None:

@@ -7,7 +7,9 @@ from the document's own bytes, never from a hard-coded encoding.
 
 from __future__ import annotations
 
+import bisect
 import operator
+from array import array
 from itertools import accumulate, repeat
 from typing import Literal
 
@@ -33,9 +35,10 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        # map and accumulate run in C: a file of a million lines is indexed in a blink
+        # map and accumulate run in C: a file of a million lines is indexed in a blink. An
+        # array, not a list: 8 bytes a row rather than 36 (an open document keeps one)
         lengths = map(operator.add, map(len, data.split(b"\n")[:-1]), repeat(1))
-        self.starts: list[int] = [0, *accumulate(lengths)]
+        self.starts: array[int] = array("q", [0, *accumulate(lengths)])
 
     def edited(self, start: int, old_end: int, inserted: bytes, data: bytes) -> LineIndex:
         """The index of ``data``, which is this text with [start, old_end) replaced."""
@@ -43,11 +46,9 @@ class LineIndex:
         delta = len(inserted) - (old_end - start)
         new = LineIndex.__new__(LineIndex)
         new.data = data
-        new.starts = [
-            *self.starts[: srow + 1],
-            *(start + i + 1 for i, ch in enumerate(inserted) if ch == 10),
-            *(s + delta for s in self.starts[erow + 1 :]),
-        ]
+        new.starts = self.starts[: srow + 1]
+        new.starts.extend(start + i + 1 for i, ch in enumerate(inserted) if ch == 10)
+        new.starts.extend(s + delta for s in self.starts[erow + 1 :])
         return new
 
     @property
@@ -65,14 +66,8 @@ class LineIndex:
 
     def point(self, offset: int) -> tuple[int, int]:
         """(row, byte column) of a byte offset."""
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo, offset - self.starts[lo]
+        row = max(0, bisect.bisect_right(self.starts, offset) - 1)
+        return row, offset - self.starts[row]
 
     def to_lsp(self, row: int, col: int, encoding: Encoding) -> tuple[int, int]:
         """(line, character) in the client's units for a (row, byte column)."""
