@@ -273,9 +273,11 @@ class Snapshot:
         if not loc.abspath.is_file():
             raise InvalidParams(f"{loc.path} is not a file")
         if entry is None or entry.language is not None:
-            entry = index_file(loc.path, str(loc.abspath), self.options.max_file_bytes)
-            if entry.language is not None:
-                keep(str(loc.abspath), entry)
+            entry = index_file(loc.path, str(loc.abspath), self.options.max_file_bytes,
+                               keep_data=True)
+            if entry.language is not None:  # (the index keeps no text: it is read again
+                # when shown; kept, every file a long session read stayed in memory)
+                keep(str(loc.abspath), attrs.evolve(entry, data=None))
         return entry
 
     # ---- what requests share -----------------------------------------------------------

@@ -32,6 +32,19 @@ def test_decoded_tables_past_the_limit_go_back_to_their_payload(
     assert [d.name for d in all_tables[5].outline.decls] == ["f5"]  # decodes again
 
 
+def test_tables_made_here_count_among_the_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file indexed on this process (read on demand, saved, closed) has its tables
+    decoded from the start: they are bounded with the rest, encoded when their turn comes."""
+    monkeypatch.setattr(tables_mod, "DECODED_LIMIT", 10)
+    monkeypatch.setattr(tables_mod, "_decoded", tables_mod.deque())
+    lang = languages.for_path("m.py")
+    assert lang is not None
+    made = [Tables.of(outline_source(lang, f"def g{i}():\n    pass\n".encode()), None)
+            for i in range(40)]
+    assert sum(t.decoded for t in made) <= 11 and made[-1].decoded
+    assert not made[0].decoded and [d.name for d in made[0].outline.decls] == ["g0"]
+
+
 def test_a_recent_table_forgets_its_oldest_quarter() -> None:
     table = Recent(8)
     for i in range(20):

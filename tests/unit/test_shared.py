@@ -83,7 +83,7 @@ def test_bm25_here_equals_fts5s_bm25() -> None:
     chunks = []
     for f in sorted(EXAMPLE.rglob("*.py")):
         rel = f.relative_to(EXAMPLE).as_posix()
-        e = index_file(rel, str(f), 1 << 20)
+        e = index_file(rel, str(f), 1 << 20, keep_data=True)
         if e.tables is None or e.data is None:
             continue
         found = chunk_file(rel, e.data, split_lines(e.data.decode()), e.outline,

@@ -39,6 +39,14 @@ def test_a_file_first_read_by_a_request_joins_the_workspace_after_it(tmp_path: P
     assert key in snap.fresh and key not in ws.entries and key not in ws.refs.files
     ws.absorb(snap)
     assert key in ws.entries and key in ws.refs.files
+    # neither a file read on demand nor one indexed again (an editor closed it) keeps its
+    # text in the index: a long session would keep every file it read
+    assert ws.entries[key].data is None
+    ws.open((tmp_path / "n.py").as_uri(), "def b():\n    return 3\n", 1)
+    ws.close((tmp_path / "n.py").as_uri())
+    ws.refresh((tmp_path / "m.py").as_uri())
+    assert all(e.data is None for e in ws.entries.values())
+    assert snap.view_at("n.py").data.startswith(b"def b()")  # read again when shown
 
 
 def test_open_documents_are_frozen_at_their_version_in_a_snapshot(tmp_path: Path) -> None:

@@ -237,7 +237,7 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
                      tables=tables, **common)  # type: ignore[arg-type]
 
 
-def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = True) -> FileEntry:
+def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = False) -> FileEntry:
     lang = languages.name_for(rel)
     try:
         st = os.stat(abspath)

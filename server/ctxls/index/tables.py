@@ -157,7 +157,9 @@ class Tables:
     @classmethod
     def of(cls, outline: Outline, refs: Refs | None) -> Tables:
         names = None if refs is None else "\n".join(sorted(index_names(refs)))
-        return cls(None, names, len(outline.errors), (outline, refs))
+        made = cls(None, names, len(outline.errors), (outline, refs))
+        _keep_decoded(made)  # (files indexed here, not by the scan's workers, count too)
+        return made
 
     def _get(self) -> tuple[Outline, Refs | None]:
         value = self._value
