@@ -52,6 +52,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # The search index is built after the scan in slices of this much work, each followed by
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
+QUIET_S = 0.1  # background work resumes this long after the last answer
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
 TICK_NS = 2_000_000_000  # a file system's coarsest timestamp tick, as the warm start allows
 FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
@@ -126,6 +127,7 @@ class Engine:
         self.stop_watching = threading.Event()
         self.watcher: Watcher | None = None
         self.answering = 0  # requests being answered now: background builds wait for them
+        self.answered_at = 0.0  # (time.monotonic()) when the last answer was ready
         # files changed on disk (watcher, client), waiting to be indexed again, in order
         self.changes: dict[str, None] = {}
         self.reindexing = 0  # of those, taken by the running re-index
@@ -170,12 +172,17 @@ class Engine:
         workspace keep what the request read, back on the loop."""
         if not self.ready:
             raise NotInitialized("the server is not initialized: send `initialize` first")
-        snap = self.ws.snapshot(path, uri, refs=refs)
+        self.answering += 1  # (from the snapshot on: taking it reads the request's file)
+        try:
+            snap = self.ws.snapshot(path, uri, refs=refs)
+        except BaseException:
+            self.answering -= 1
+            raise
         work = asyncio.get_running_loop().run_in_executor(self.requests, call, snap)
-        self.answering += 1
 
         def done(_: object) -> None:
             self.answering -= 1
+            self.answered_at = time.monotonic()
             self.ws.absorb(snap)
 
         work.add_done_callback(done)
@@ -184,6 +191,13 @@ class Engine:
         except asyncio.CancelledError:  # a cancelled request stops at its next check
             snap.cancel.set()
             raise
+
+    def busy(self) -> bool:
+        """Whether background work (the warm-up, the drift listing, the search index's
+        build) should wait: a request is being answered, or one was a moment ago (its
+        response is still being written, and an agent's next request is on its way). Each
+        holds the GIL in stretches that a request's threads would wait for."""
+        return self.answering > 0 or time.monotonic() - self.answered_at < QUIET_S
 
     async def index_ready(self, timeout: float | None = None) -> bool:
         """Wait for the initial scan, at most ``timeout`` seconds (default `indexWait`);
@@ -300,7 +314,7 @@ class Engine:
         loop, ws = asyncio.get_running_loop(), self.ws
         return (loop.run_in_executor(None, tokenizer, ws.options.encoding),
                 loop.run_in_executor(None, _load_languages, plan, [str(r) for r in ws.roots],
-                                      lambda: self.answering > 0))
+                                      self.busy))
 
     def _pooled(self, files: list[tuple[str, str]]) -> bool:
         """Whether ``files`` are indexed in worker processes rather than on a thread."""
@@ -391,11 +405,11 @@ class Engine:
             if gone:
                 await loop.run_in_executor(None, _forget, index, gone)
             while todo:
-                while self.answering:  # a request's thread would share the GIL with it
+                while self.busy():  # a request's threads would share the GIL with it
                     await asyncio.sleep(SEARCH_SLICE / 4)
                 snap = ws.snapshot()
                 done = await loop.run_in_executor(None, search.build, snap, index, todo,
-                                                  SEARCH_SLICE, lambda: self.answering > 0)
+                                                  SEARCH_SLICE, self.busy)
                 ws.absorb(snap)
                 del todo[:done]
                 await asyncio.sleep(SEARCH_SLICE / 2)
@@ -425,7 +439,7 @@ class Engine:
         ws, loop = self.ws, asyncio.get_running_loop()
 
         def watching() -> None:  # (on the watcher's thread: the listing stops for requests)
-            missed = ws.drift(self.scan_began_ns - TICK_NS, busy=lambda: self.answering > 0)
+            missed = ws.drift(self.scan_began_ns - TICK_NS, busy=self.busy)
             if missed:
                 loop.call_soon_threadsafe(self._watched, missed, False)
 

@@ -139,6 +139,25 @@ def test_ecmascript_tsconfig_paths_and_base_url(tmp_path: Path) -> None:
     assert fresh.absolute("@lib/a", 0, here, root) == "libs/a/src"
 
 
+def test_ecmascript_a_base_config_shared_by_many_and_a_cycle(tmp_path: Path) -> None:
+    """Configs that extend one base each take its paths (the base is read once), and
+    configs that extend each other in a circle are read, not followed for ever."""
+    root = _files(tmp_path, {
+        "tsconfig.base.json": '{"compilerOptions": {"paths": {"@lib/*": ["./libs/*"]}}}',
+        "a/tsconfig.json": '{"extends": "../tsconfig.base.json"}',
+        "b/tsconfig.json": '{"extends": "../tsconfig.base.json", // ours\n}',
+        "c/tsconfig.json": '{"extends": "../d/tsconfig.json",'
+                           ' "compilerOptions": {"baseUrl": "."}}',
+        "d/tsconfig.json": '{"extends": "../c/tsconfig.json"}',
+        "libs/x.ts": "", "c/y.ts": "",
+    })
+    es = type(modules.named("ecmascript"))()
+    assert es.absolute("@lib/x", 0, "a/m.ts", root) == "libs/x"
+    assert es.absolute("@lib/x", 0, "b/m.ts", root) == "libs/x"
+    assert es.absolute("y", 0, "c/m.ts", root) == "c/y"  # its own baseUrl, cycle or not
+    assert es.absolute("y", 0, "d/m.ts", root) == "c/y"  # inherited through the circle
+
+
 def test_ecmascript_workspace_packages(tmp_path: Path) -> None:
     """A package of the workspace imported by its name: `exports` (conditions in order,
     subpaths), then `module`/`main`, a build folder mapped to its source tree, `src/index`."""
@@ -342,3 +361,34 @@ def test_a_request_and_the_prepare_thread_read_the_manifests_once() -> None:
     for a in askers:
         a.join()
     assert reads == [1] and answers == [1, 1, 1] and cache == {"/ws/": 1}
+
+
+MANIFESTS = [
+    '[package]\nname = "serde_json"\nversion = "1"\n',
+    "[package]\nversion = '1'\nname = 'my-crate' # the crate\n\n[lib]\nname = \"mine\"\n",
+    '[workspace]\nmembers = ["a", "b"]\n',
+    '[package]\nname = "a"\n[package.metadata.docs]\nname = "not this"\n',
+    '[lib]\npath = "src/lib.rs"\n[package]\nname = "b"\n',
+    '[package]\nname.workspace = true\n',
+    '[ package ]\nname = "spaced"\n',
+    'package = { name = "inline" }\n',
+    '[package]\nname = """\nodd"""\n',
+    '[dependencies]\nname = "not a crate"\n[package]\n  name   =   "indented"\n',
+    '[package]\nname = "x"\n[package]\nname = "y"\n',  # not TOML: nothing
+]
+
+
+@pytest.mark.parametrize("text", MANIFESTS)
+def test_a_crate_is_named_as_a_toml_parse_names_it(text: str) -> None:
+    """The manifests' line scan gives what tomllib gives, or defers to it."""
+    import tomllib
+
+    from ctxls.index.modules.rust import _crate_names
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        data = {}
+    want = [data[t]["name"] for t in ("package", "lib") if isinstance(data.get(t), dict)
+            and isinstance(data[t].get("name"), str)]
+    assert _crate_names(text) == want
