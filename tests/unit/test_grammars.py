@@ -188,6 +188,16 @@ def test_a_query_that_does_not_compile_is_reported_when_asked_for(grammars: Path
     assert [d.qualname for d in entry.tables.outline.decls] == ["f"]
 
 
+def test_whether_a_file_is_a_test_is_known_without_compiling(grammars: Path) -> None:
+    languages.reload()
+    assert languages.is_test_path("pkg/tests/test_money.py")
+    assert not languages.is_test_path("pkg/money.py")
+    assert not languages.is_test_path("notes/test_x.txt")  # no language, no test
+    assert languages._loaded == {}
+    lang = languages.for_path("x.py")
+    assert lang is not None and lang.is_test_file("pkg/tests/test_money.py")
+
+
 def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path) -> None:
     """The queries compiled behind the ready signal wait while requests are answered (a
     query compiles holding the GIL), and the languages with most files go first."""

@@ -176,6 +176,21 @@ def test_calls_inside_rust_macros_are_calls() -> None:
     assert not candidates
 
 
+def test_a_file_of_another_language_holds_no_use() -> None:
+    """A Rust method's callers are Rust's: a TypeScript or Python file calling a `build`
+    of its own receiver is neither a use nor a candidate (each was judged, and its module
+    system's manifests read, in the first window after a start)."""
+    index = _workspace({
+        "src/world.rs": (b"pub struct World;\nimpl World {\n    pub fn build(&self) {}\n}\n"
+                         b"fn make(w: World) {\n    w.build();\n}\n"),
+        "web/app.ts": b"export function go(b: any) {\n  b.build();\n}\n",
+        "tools/run.py": b"def go(b):\n    b.build()\n",
+    })
+    build = resolve(index.files["/ws/src/world.rs"].outline, "World.build", "src/world.rs")
+    resolved, candidates = references(index, "/ws/src/world.rs", build)
+    assert {r.path for r in resolved + candidates} == {"src/world.rs"}
+
+
 def test_rust_workspace_crates_re_exports_and_traits_in_scope(tmp_path: Path) -> None:
     """A Cargo workspace: a crate named by its manifest (`app_core`, folder `core`), its
     modules re-exported through nested lists and a glob (`pub use self::{m::{..}}`,

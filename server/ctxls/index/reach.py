@@ -106,18 +106,19 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
     read or judged; an unproven use needs an import of a workspace module that may reach it
     (``may_reach``). Imports of modules outside the workspace prove nothing and leave
     nothing unproven (``judge`` takes them for outside names), and a file of another
-    language holds no use at all (a Python test's `self.test()` was an unproven use of each
-    JavaScript `test` method). A local object's method of the same name (``/re/.test(s)``)
-    is no use of another module's function. A method's use is proven where a receiver's
-    type is, which takes an import of a module whose own imports lead to the class's (a
-    subclass, a function whose return type it is: ``leads_to``). Names copied into
+    language (module system) holds no use at all (a Python test's `self.test()` was an
+    unproven use of each JavaScript `test` method; a Rust method's callers were looked for
+    in every TypeScript file naming `build`). A local object's method of the same name
+    (``/re/.test(s)``) is no use of another module's function. A method's use is proven
+    where a receiver's type is, which takes an import of a module whose own imports lead
+    to the class's (a subclass, a function whose return type it is: ``leads_to``). Names copied into
     thousands of test fixtures (svelte's and babel's `test`) otherwise meant judging every
     call of each, and reading and parsing each for every use."""
     system = index.module_system(home)
-    if not system.imports_only:
-        return True
     if index.module_system(info) is not system:
         return False  # a file of another language imports nothing of this one's
+    if not system.imports_only:
+        return True
     if decl.parents and candidates:
         return True  # (a method's unproven uses are calls on receivers of unknown type)
     own = {m.key for m in index.package(home)}

@@ -250,8 +250,7 @@ def unresolved_note(name: str, candidates: list[Reference]) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def is_test(path: str) -> bool:
-    lang = languages.for_path(path)
-    return lang is not None and lang.is_test_file(path)
+    return languages.is_test_path(path)
 
 
 def _symbol(snap: Snapshot, params: p.SymbolParams) -> tuple[View, FileInfo | None, Decl]:
