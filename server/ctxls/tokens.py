@@ -6,7 +6,7 @@ tiktoken encoding name works where the machine has it cached or can download it.
 
 from __future__ import annotations
 
-from functools import cache
+import threading
 from typing import TypeVar
 
 import tiktoken
@@ -44,6 +44,19 @@ class Tokenizer:
         return n
 
 
-@cache
+_LOADING = threading.Lock()
+
+
 def tokenizer(encoding: str = DEFAULT_ENCODING) -> Tokenizer:
-    return Tokenizer(encoding)
+    """One per encoding, loaded once: a request and the load behind the ready signal
+    asking together had each built it (0.2 s holding the GIL, twice)."""
+    found = _loaded.get(encoding)
+    if found is None:
+        with _LOADING:
+            found = _loaded.get(encoding)
+            if found is None:
+                found = _loaded[encoding] = Tokenizer(encoding)
+    return found
+
+
+_loaded: dict[str, Tokenizer] = {}

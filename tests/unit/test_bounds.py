@@ -89,3 +89,30 @@ def test_a_long_text_is_encoded_once_and_not_kept() -> None:
     assert encoded == [len(text)]
     assert all(not isinstance(k, str) for k in tok._long)
     assert tok.count(text + "y") != 0 and len(encoded) == 2  # another text: encoded anew
+
+
+def test_the_tokenizer_is_built_once_when_asked_for_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The load behind the ready signal and a first request ask together: one is built
+    (each build holds the GIL for 0.2 s), and both get it."""
+    import threading
+
+    from ctxls import tokens
+
+    built: list[str] = []
+    real = tokens.Tokenizer.__init__
+
+    def init(self: tokens.Tokenizer, encoding: str = tokens.DEFAULT_ENCODING) -> None:
+        built.append(encoding)
+        real(self, encoding)
+
+    monkeypatch.setattr(tokens, "_loaded", {})
+    monkeypatch.setattr(tokens.Tokenizer, "__init__", init)
+    got: list[tokens.Tokenizer] = []
+    workers = [threading.Thread(target=lambda: got.append(tokens.tokenizer())) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert len(built) == 1 and len(got) == 4 and all(t is got[0] for t in got)
+    assert got[0].count("hello world") == 2
