@@ -53,6 +53,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
 QUIET_S = 0.1  # background work resumes this long after the last answer
+MAX_YIELD_S = 1.0  # and takes a step at least this often, however busy the requests keep it
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
 TICK_NS = 2_000_000_000  # a file system's coarsest timestamp tick, as the warm start allows
 FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
@@ -128,6 +129,7 @@ class Engine:
         self.watcher: Watcher | None = None
         self.answering = 0  # requests being answered now: background builds wait for them
         self.answered_at = 0.0  # (time.monotonic()) when the last answer was ready
+        self.idle_at = time.monotonic()  # when background work was last let go on
         # files changed on disk (watcher, client), waiting to be indexed again, in order
         self.changes: dict[str, None] = {}
         self.reindexing = 0  # of those, taken by the running re-index
@@ -196,8 +198,15 @@ class Engine:
         """Whether background work (the warm-up, the drift listing, the search index's
         build) should wait: a request is being answered, or one was a moment ago (its
         response is still being written, and an agent's next request is on its way). Each
-        holds the GIL in stretches that a request's threads would wait for."""
-        return self.answering > 0 or time.monotonic() - self.answered_at < QUIET_S
+        holds the GIL in stretches that a request's threads would wait for. Once a second
+        it may take a step however busy requests keep the server (a client polling every
+        50 ms would otherwise hold it back for good)."""
+        now = time.monotonic()
+        if (self.answering == 0 and now - self.answered_at >= QUIET_S) \
+                or now - self.idle_at > MAX_YIELD_S:  # (a client that never stops asking)
+            self.idle_at = now
+            return False
+        return True
 
     async def index_ready(self, timeout: float | None = None) -> bool:
         """Wait for the initial scan, at most ``timeout`` seconds (default `indexWait`);
@@ -442,10 +451,13 @@ class Engine:
         ready; what changed before the watches were set is found by one more listing."""
         ws, loop = self.ws, asyncio.get_running_loop()
 
-        def watching() -> None:  # (on the watcher's thread: the listing stops for requests)
+        def drift() -> None:  # (the listing waits for requests)
             missed = ws.drift(self.scan_began_ns - TICK_NS, busy=self.busy)
             if missed:
                 loop.call_soon_threadsafe(self._watched, missed, False)
+
+        def watching() -> None:  # (not on the thread that reads the watcher's reports)
+            threading.Thread(target=drift, name="ctxls-drift", daemon=True).start()
 
         def changed(uris: list[str], policy: bool) -> None:
             loop.call_soon_threadsafe(self._watched, uris, policy)

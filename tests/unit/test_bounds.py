@@ -116,3 +116,22 @@ def test_the_tokenizer_is_built_once_when_asked_for_at_once(
         w.join()
     assert len(built) == 1 and len(got) == 4 and all(t is got[0] for t in got)
     assert got[0].count("hello world") == 2
+
+
+def test_background_work_waits_for_requests_but_not_for_ever() -> None:
+    """While a request is answered, and for a moment after its answer, background work
+    waits; a client that never stops asking still lets it take a step each second."""
+    import time
+
+    from ctxls import engine as engine_mod
+
+    eng = engine_mod.Engine()
+    eng.answered_at = eng.idle_at = time.monotonic() - 10
+    assert not eng.busy()  # nothing answered lately
+    eng.answering = 1
+    assert eng.busy()
+    eng.answering, eng.answered_at = 0, time.monotonic()
+    assert eng.busy()  # its response is still being written
+    eng.answering = 1
+    eng.idle_at = time.monotonic() - engine_mod.MAX_YIELD_S - 0.01
+    assert not eng.busy() and eng.busy()  # one step, then waiting again
