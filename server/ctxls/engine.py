@@ -319,7 +319,10 @@ class Engine:
                 await loop.run_in_executor(None, ws.persist, fresh)
             except Exception:
                 log.error("index cache not written: %s", traceback.format_exc())
-        if ws.options.search_prebuild:
+        # (unless a search request started the build already: two builds opened the
+        # same file at once, and one took the other's lock for a corrupt file)
+        if ws.options.search_prebuild and (self.search_task is None or (
+                self.search_task.done() and not self.search_done.is_set())):
             self.search_task = asyncio.create_task(self._build_search())
 
     def _warm_up(self, plan: list[tuple[str, str]], counting: asyncio.Future[object] | None = None

@@ -111,8 +111,8 @@ class SearchIndex:
                 db.execute("SELECT count(*) FROM files").fetchone()
                 return db
             except sqlite3.DatabaseError as exc:  # corrupt or not a database: start over
-                if self.path is None or attempt == 2:
-                    raise
+                if self.path is None or attempt == 2 or isinstance(exc, sqlite3.OperationalError):
+                    raise  # (a lock another connection holds is no corrupt file)
                 log.warning("search index %s unreadable (%s); rebuilding", self.path, exc)
                 for suffix in ("", "-wal", "-shm"):
                     Path(f"{self.path}{suffix}").unlink(missing_ok=True)
