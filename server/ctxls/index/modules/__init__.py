@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import ClassVar, TypeVar
 
+from ctxls.once import once
 from ctxls.paths import read_inside
 
 V = TypeVar("V")
@@ -67,13 +68,7 @@ class ModuleSystem:
         ``prepare`` thread asking together read the manifests once, the later waiting for
         the first (the first request after a warm start on 57,000 files read them a second
         time beside the thread, 1-2 s)."""
-        found = cache.get(root)
-        if found is None:
-            with _READING.setdefault(self.name, threading.Lock()):
-                found = cache.get(root)
-                if found is None:
-                    found = cache[root] = read()
-        return found
+        return once(cache, root, _READING.setdefault(self.name, threading.Lock()), read)
 
     def module_name(self, path: str) -> str | None:
         """The name imports use for the file at workspace-relative ``path``; None: the
