@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from ctxls import memory
 from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
@@ -54,6 +55,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 SEARCH_SLICE = 0.02
 QUIET_S = 0.1  # background work resumes this long after the last answer
 MAX_YIELD_S = 1.0  # and takes a step at least this often, however busy the requests keep it
+TRIM_EVERY_S = 2.0  # free memory is handed back at most this often, after an answer
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
 TICK_NS = 2_000_000_000  # a file system's coarsest timestamp tick, as the warm start allows
 FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
@@ -134,6 +136,7 @@ class Engine:
         self.changes: dict[str, None] = {}
         self.reindexing = 0  # of those, taken by the running re-index
         self.reindex_task: asyncio.Task[None] | None = None
+        self.trimmed_at = 0.0  # (time.monotonic()) when free memory was last handed back
 
     def open(self, roots: list[Path], options: Options | None = None,
              encoding: Encoding = "utf-16") -> None:
@@ -163,9 +166,10 @@ class Engine:
 
     # ---- answering -----------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
+        """``ctx/status``'s, which reads nothing of the reference index."""
         if not self.ready:
             raise NotInitialized("the server is not initialized: send `initialize` first")
-        return self.ws.snapshot()
+        return self.ws.snapshot(names=False)
 
     async def answer(self, call: Callable[[Snapshot], Any], path: str | None = None,
                      uri: str | None = None, refs: bool = False) -> Any:
@@ -186,6 +190,9 @@ class Engine:
             self.answering -= 1
             self.answered_at = time.monotonic()
             self.ws.absorb(snap)
+            if self.answered_at - self.trimmed_at >= TRIM_EVERY_S:
+                self.trimmed_at = self.answered_at
+                asyncio.get_running_loop().run_in_executor(None, memory.trim)
 
         work.add_done_callback(done)
         try:
@@ -307,6 +314,7 @@ class Engine:
             await asyncio.sleep(0.01)
             if not self.waiting and not self.answering:
                 break
+        ws.refs.settle()  # (unless a request's snapshot did already)
         if self.watching:
             self._watch()
         if counting is None or compiling is None:

@@ -83,10 +83,12 @@ class Workspace:
 
     # ---- snapshots ---------------------------------------------------------------------
     def snapshot(self, path: str | None = None, uri: str | None = None,
-                 refs: bool = False) -> Snapshot:
+                 refs: bool = False, names: bool = True) -> Snapshot:
         """The state one request reads. ``refs``: the request reads the reference index, so
         open documents are synced into it first. ``path``/``uri``: the request's own file,
-        read (and indexed again if it changed on disk) before the snapshot is handed out."""
+        read (and indexed again if it changed on disk) before the snapshot is handed out.
+        ``names=False``: the request reads nothing of the reference index (``ctx/status``),
+        which is then not brought up to date for it (``RefIndex.settle``)."""
         if refs:
             self._sync_docs()
         docs = {key: DocState(d.lang, d.data, d.lines, d.outline(), d.version, d.non_utf8)
@@ -95,7 +97,7 @@ class Workspace:
         self._entries_shared = True
         snap = Snapshot(
             roots=self.roots, options=self.options, encoding=self.encoding,
-            refs=self.refs.frozen(), entries=self.entries, docs=docs, scanning=self.scanning,
+            refs=self.refs.frozen(names), entries=self.entries, docs=docs, scanning=self.scanning,
             planned=self.planned, policy=lambda root: policies.get(root) or Policy(),
             keep=self.put_entry, search=self.search,
             from_cache=self.from_cache, search_ready=self.search_ready,
@@ -290,7 +292,8 @@ class Workspace:
         hits: list[FileEntry] = []
         misses: list[tuple[str, str]] = []
         for root in self.roots:
-            rest = [(rel, a) for rel, a in plan if self._root_of(a) == root]
+            rest = plan if len(self.roots) == 1 else [
+                (rel, a) for rel, a in plan if self._root_of(a) == root]
             local = self._store(root)
             if local is None:
                 h, rest = warm(rest, {}, self.options.max_file_bytes)  # unlisted files only
@@ -318,9 +321,13 @@ class Workspace:
 
     def add(self, entries: list[FileEntry]) -> None:
         own = self._own_entries()
+        new: list[FileInfo] = []
         for e in entries:
-            if own.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
-                self._index_entry(e)
+            # (a refresh that raced the scan wins)
+            if own.setdefault(e.abspath, e) is e and e.tables is not None \
+                    and e.tables.names is not None and e.abspath not in self.docs:
+                new.append(FileInfo(e.abspath, e.path, e.tables))
+        self.refs.add_later(new)
 
     def _index_entry(self, e: FileEntry) -> None:
         if e.tables is not None and e.tables.names is not None and e.abspath not in self.docs:

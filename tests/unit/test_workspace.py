@@ -168,3 +168,44 @@ def test_counts_over_every_file_follow_the_files_a_request_read_fresh(
                  index_batch([("m.py", str(tmp_path / "m.py"))], 1 << 20)[0])
     again = ws.snapshot()
     assert again.unindexed("python") == 1 and len(again.named("test_m.py")) == 2
+
+
+def test_files_added_in_bulk_are_filed_as_one_by_one_before_any_view_reads_them(
+        tmp_path: Path) -> None:
+    """A start adds thousands of restored files and files their names only when a request
+    takes a view (or the server is idle): the index it settles into must be the one filing
+    each file on its own gives, and ``ctx/status``'s view must not wait for it."""
+    files = {"pkg/__init__.py": "from .core import run\n",
+             "pkg/core.py": "import os\n\ndef run(x):\n    return helper(x)\n\n"
+                            "def helper(x):\n    return os.path.join(x, 'y')\n",
+             "pkg/cli.py": "from pkg.core import run, helper\n\nrun(helper('a'))\n",
+             "web/app.ts": "import { b } from './b';\nexport function a() { return b(); }\n",
+             "web/b.ts": "export function b() { return 1; }\n",
+             "notes.txt": "not parsed\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    entries = index_batch([(rel, str(tmp_path / rel)) for rel in sorted(files)], 1 << 20)
+    bulk = Workspace([tmp_path])
+    bulk.add(entries)
+    assert len(bulk.refs.pending) == 5 and not bulk.refs.by_name  # added, not filed yet
+    assert not bulk.snapshot(names=False).refs.files  # ctx/status's view does not settle
+    assert bulk.refs.pending
+    settled = bulk.snapshot().refs
+    assert not bulk.refs.pending
+    one = Workspace([tmp_path])
+    for e in entries:
+        one.put_entry(e.abspath, e)
+    assert not one.refs.pending
+    for table in ("files", "by_name", "modules", "rooted"):
+        assert getattr(settled, table) == getattr(one.refs, table), table
+    assert settled.by_name["helper"] == {str(tmp_path / "pkg/core.py"),
+                                         str(tmp_path / "pkg/cli.py")}
+    # a change before any view settles first: the file is filed once, at its new version
+    (tmp_path / "web/b.ts").write_text("export function b2() { return 2; }\n")
+    again = Workspace([tmp_path])
+    again.add(entries)
+    again.refresh((tmp_path / "web/b.ts").as_uri())
+    assert not again.refs.pending
+    assert "b2" in {d.name for d in again.refs.files[str(tmp_path / "web/b.ts")].outline.decls}
+    assert set(again.refs.files) == set(one.refs.files)

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import ctxls
-from ctxls.index.scan import SNIFF, FileEntry, index_file
+from ctxls.index.scan import SNIFF, FileEntry, index_file, listed_only
 from ctxls.index.tables import Tables
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
@@ -201,12 +201,12 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
     misses: list[tuple[str, str]] = []
     for rel, abspath in plan:
         lang = languages.name_for(rel)
-        if lang is None:  # listed, never parsed: a stat is all it costs
-            hits.append(index_file(rel, abspath, max_bytes))
-            continue
         row = cached.get(rel)
         try:
             st = os.stat(abspath)
+            if lang is None:  # listed, never parsed: a stat is all it costs
+                hits.append(listed_only(rel, abspath, st))
+                continue
             if st.st_size > max_bytes:  # (never cached: not parsed, and said so again)
                 hits.append(index_file(rel, abspath, max_bytes))
                 continue
