@@ -4,9 +4,11 @@ real server with its index built.
 For each LANG:CORPUS pair a fresh server scans the corpus (no cache), then answers
 ctx/construct for every function, method and class (with a body) of a seeded sample of the
 language's files, in file order. Printed per corpus: p50 / p95 / p99 / max, the first
-request after the scan beside the same request made again as the tenth (a lazily built
-table shows as a first-request cliff), and the slowest ten with their cause: the stage of
-the server's own `timings` that took longest.
+request after the scan beside the tenth target's (its first request too, asked eleventh:
+what is built once per server shows as a first-request cliff) and beside the first's made
+again as the tenth request (what is built per target as well: its file's parse, its
+neighbours' decoded tables), and the slowest ten with their cause: the stage of the
+server's own `timings` that took longest.
 
 Usage: python bench/tail.py LANG:CORPUS [LANG:CORPUS ...] [--files 20] [--seed 19]
        [--ceiling 16000] [--limit 400]
@@ -86,9 +88,10 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, An
                     again = took
                     continue
                 rows.append((took, f"{path}::{qual}", cause(r)))
-    ms = [r[0] for r in rows]
+    ms = [r[0] for r in rows]  # (in the order asked; the repeat left out)
     return {"lang": lang, "corpus": corpus.name, "scan": scan, "n": len(rows), "errors": errors,
             "ms": ms, "first": ms[0] if ms else float("nan"), "again": again,
+            "tenth": ms[9] if len(ms) > 9 else float("nan"),
             "slowest": sorted(rows, reverse=True)[:10]}
 
 
@@ -102,19 +105,21 @@ async def run(args: argparse.Namespace) -> None:
         print(f"{lang}: {res['corpus']}, {res['n']} constructs ({res['errors']} errors), "
               f"scan {res['scan']:.1f} s; p50 {pct(ms, 50):.0f} p95 {pct(ms, 95):.0f} "
               f"p99 {pct(ms, 99):.0f} max {max(ms, default=float('nan')):.0f} ms; "
-              f"first {res['first']:.0f}, the same as the tenth request {res['again']:.0f} ms",
+              f"first {res['first']:.0f}, the tenth target's {res['tenth']:.0f}, the "
+              f"first's target again as the tenth {res['again']:.0f} ms",
               flush=True)
         for t, sym, why in res["slowest"]:
             print(f"   {t:7.0f} ms  {sym}  [{why}]")
-    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | it as the tenth | "
-          f"p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | tenth target | "
+          f"first again | p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for res in results:
         ms = res["ms"]
         ok = pct(ms, 95) <= TARGET_P95 and max(ms, default=0) <= TARGET_MAX
         print(f"| {res['lang']} | {res['corpus']} | {res['n']} | {pct(ms, 50):.0f} | "
               f"{pct(ms, 95):.0f} | {pct(ms, 99):.0f} | {max(ms, default=float('nan')):.0f} | "
-              f"{res['first']:.0f} | {res['again']:.0f} | {'yes' if ok else 'no'} |")
+              f"{res['first']:.0f} | {res['tenth']:.0f} | {res['again']:.0f} | "
+              f"{'yes' if ok else 'no'} |")
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 import attrs
 
-from ctxls import memory
+from ctxls import memory, wire
 from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
@@ -113,6 +113,11 @@ class Listener:
 
     def policy_changed(self) -> None:
         """A policy file may have changed (and after the scan)."""
+
+    def warm_up(self) -> list[Callable[[], object]]:
+        """What the front end builds on a request's first answer, as steps the warm-up after
+        ready takes instead (each while no request is answered)."""
+        return []
 
 
 class Engine:
@@ -336,9 +341,12 @@ class Engine:
     def _warm_up(self, plan: list[tuple[str, str]], counting: asyncio.Future[object] | None = None
                  ) -> tuple[asyncio.Future[object], asyncio.Future[None]]:
         loop, ws = asyncio.get_running_loop(), self.ws
+        converters: list[Callable[[], object]] = [
+            *(functools.partial(wire.prepare, row.params) for row in REQUESTS),
+            *self.listener.warm_up()]
         return (counting or loop.run_in_executor(None, tokenizer, ws.options.encoding),
                 loop.run_in_executor(None, _load_languages, plan, [str(r) for r in ws.roots],
-                                      self.busy))
+                                      self.busy, converters))
 
     def _pooled(self, files: list[tuple[str, str]]) -> bool:
         """Whether ``files`` are indexed in worker processes rather than on a thread."""
@@ -490,12 +498,14 @@ def _forget(index: SearchIndex, paths: list[str]) -> None:
 
 
 def _load_languages(plan: list[tuple[str, str]], roots: list[str],
-                    busy: Callable[[], bool] = lambda: False) -> None:
+                    busy: Callable[[], bool] = lambda: False,
+                    then: list[Callable[[], object]] | None = None) -> None:
     """Compile the queries of every language the plan has a file of, and let their module
     systems read what they read once per root (a monorepo's package.json files). The
     languages with most files first; the queries requests read before those only a change
     or an edit reads; one at a time, none while a request is answered (a query compiles
-    in C, holding the GIL up to 0.2 s; a request compiles what it needs itself)."""
+    in C, holding the GIL up to 0.2 s; a request compiles what it needs itself). Then the
+    steps ``then`` (the requests' converters)."""
     counts: Counter[str] = Counter(os.path.splitext(rel)[1].lower() for rel, _ in plan)
     langs: dict[str, languages.Language] = {}
     systems: set[str] = set()
@@ -513,6 +523,7 @@ def _load_languages(plan: list[tuple[str, str]], roots: list[str],
               for system in sorted(systems) for root in roots]
     steps += [functools.partial(lang.compiled, name)
               for lang in langs.values() for name in ("refs", "scan")]
+    steps += then or []
     for step in steps:
         _pause(busy)
         with contextlib.suppress(Exception):  # (a request meets the same error later)

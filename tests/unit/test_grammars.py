@@ -218,7 +218,8 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(languages.Language, "compiled", compiled)
-        worker = threading.Thread(target=_load_languages, args=(plan, [], answering.is_set))
+        worker = threading.Thread(target=_load_languages, args=(
+            plan, [], answering.is_set, [lambda: order.append("converters")]))
         worker.start()
         worker.join(0.3)
         assert worker.is_alive() and order == []
@@ -227,7 +228,7 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
         worker.join(30)
     assert not worker.is_alive()
     assert order == ["python:top", "go:top", "python:refs", "python:scan", "go:refs",
-                     "go:scan"]
+                     "go:scan", "converters"]
 
 
 # ---- include -------------------------------------------------------------------------

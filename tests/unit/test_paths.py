@@ -71,3 +71,28 @@ def test_locating_many_at_once_agrees_with_locating_each(tmp_path: Path) -> None
     assert locate_many([root], uris) == one_by_one
     assert [x is not None for x in one_by_one] == [True, True, True, False, True, False,
                                                    True, False, False]
+
+
+def test_a_prepared_params_class_is_structured_without_building_its_converter() -> None:
+    """The warm-up builds each request's params converter, so a server's first request does
+    not (cattrs writes and compiles one per class on first use)."""
+    from ctxls import wire
+
+    built: list[type] = []
+    real = wire.make_dict_structure_fn
+
+    def counting(cls: type, *args: object, **kwargs: object) -> object:
+        built.append(cls)
+        return real(cls, *args, **kwargs)  # type: ignore[arg-type]
+
+    wire._converter.cache_clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wire, "make_dict_structure_fn", counting)
+        wire.prepare(p.ReadSymbolParams)
+        assert p.ReadSymbolParams in built
+        built.clear()
+        params = wire.structure({"name": "a", "path": "m.py"}, p.ReadSymbolParams)
+        assert built == [] and params.name == "a" and params.path == "m.py"
+        wire.structure({"path": "m.py"}, p.SkeletonParams)  # one not prepared: built now
+        assert built == [p.SkeletonParams]
+    wire._converter.cache_clear()

@@ -4,8 +4,11 @@ is answered from a snapshot of it."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import typing
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -22,7 +25,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 import ctxls
-from ctxls.engine import Engine, Listener
+from ctxls.engine import REQUESTS, Engine, Listener
 from ctxls.policy import POLICY_PATH
 from ctxls.workspace import Workspace
 
@@ -161,6 +164,11 @@ class _Progress(Listener):
         self.finished = False
         self.asking: asyncio.Task[None] | None = None
 
+    def warm_up(self) -> list[Callable[[], object]]:
+        """Each ``ctx/*`` result's converter (cattrs builds one per class on first use)."""
+        converter = self.ls.protocol._converter
+        return [functools.partial(_result_hook, converter, row.answer) for row in REQUESTS]
+
     async def scan_started(self, planned: int) -> None:
         self.done, self.finished = (0, planned), False
         window = self.ls.client_capabilities.window
@@ -197,3 +205,9 @@ class _Progress(Listener):
 
     def policy_changed(self) -> None:
         self.ls.publish_policy()
+
+
+def _result_hook(converter: cattrs.Converter, answer: Callable[..., Any]) -> None:
+    kind = typing.get_type_hints(answer).get("return")
+    if isinstance(kind, type):
+        converter.get_unstructure_hook(kind)
