@@ -139,3 +139,33 @@ def test_one_scan_pass_equals_the_two_separate_queries() -> None:
         assert tables.refs == refs_mod.extract(lang, tree.root_node), f
         checked += 1
     assert checked >= 40
+
+
+def test_a_restored_files_payload_is_read_when_first_needed(tmp_path: Path) -> None:
+    """A warm start reads no payload; a request's first read of the tables fetches the row's,
+    and when the row has gone since (the cache removed), the file as it is now is indexed."""
+    store, f, plan = _saved(tmp_path, 10 * RACY_NS)
+    fresh = index_file("geo.py", plan[0][1], 1 << 20).tables
+    assert fresh is not None
+    hits, misses = store.restore(tmp_path / "ws", plan, 1 << 20)
+    tables = hits[0].tables
+    assert misses == [] and tables is not None
+    assert tables._payload is None and tables._value is None  # nothing read yet
+    assert tables.name_set() == fresh.name_set()  # (filed from the row's names alone)
+    assert tables.outline == fresh.outline and tables.refs == fresh.refs
+    assert tables.payload() == fresh.payload()
+    # the row gone under a restored file: its tables come from the file on disk
+    hits, _ = store.restore(tmp_path / "ws", plan, 1 << 20)
+    store.db.execute("DELETE FROM files")
+    store.db.commit()
+    f.write_bytes(SRC.replace(b"def area", b"def zone"))
+    later = hits[0].tables
+    assert later is not None
+    assert [d.name for d in later.outline.decls if d.kind == "function"] == ["zone"]
+    store.save([index_file("geo.py", str(f), 1 << 20)])
+    hits, _ = store.restore(tmp_path / "ws", plan, 1 << 20)
+    store.db.execute("DELETE FROM files")
+    store.db.commit()
+    f.unlink()  # and a file gone too: the tables of no text, until it is listed again
+    gone = hits[0].tables
+    assert gone is not None and gone.outline.decls == ()

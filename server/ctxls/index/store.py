@@ -25,12 +25,12 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import ctxls
-from ctxls.index.scan import SNIFF, FileEntry, index_file, listed_only
+from ctxls.index.scan import SNIFF, FileEntry, index_bytes, index_file, listed_only
 from ctxls.index.tables import Tables
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
@@ -104,7 +104,28 @@ class Store:
 
     def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
                 ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
-        return warm(plan, self.load(), max_bytes)
+        return warm(plan, self.load(payloads=False), max_bytes, self.fetch)
+
+    def fetch(self, rel: str, abspath: str, digest: str) -> bytes:
+        """A restored file's payload, read when a request first needs its tables. When the
+        row has gone since (the cache removed, or rewritten by another version of the
+        extractor), the file is indexed again from disk, as it is now."""
+        with contextlib.suppress(sqlite3.Error):
+            row = self._current().execute(
+                "SELECT payload FROM files WHERE path = ? AND digest = ?", (rel, digest)
+            ).fetchone()
+            if row is not None:
+                return bytes(row[0])
+        root = abspath[: len(abspath) - len(rel)]
+        try:
+            raw = read_inside(abspath, root)
+        except OSError:  # gone or unreadable: the tables of no text, until it is listed again
+            raw = b""
+        entry = index_bytes(rel, abspath, raw, 0, max(len(raw), 1), keep_data=False)
+        if entry.tables is None:  # (binary now)
+            entry = index_bytes(rel, abspath, b"", 0, 1, keep_data=False)
+        assert entry.tables is not None
+        return entry.tables.payload()
 
     def _current(self) -> sqlite3.Connection:
         """The connection, opened again when the file was deleted or replaced under it
@@ -139,11 +160,12 @@ class Store:
                     raise
         raise AssertionError("unreachable")
 
-    def load(self) -> dict[str, Row]:
+    def load(self, payloads: bool = True) -> dict[str, Row]:
+        """The rows, with their payloads or without (read later by ``fetch``)."""
         try:
             return {r[0]: Row(*r[1:]) for r in self.db.execute(
                 "SELECT path, digest, size, mtime_ns, written_ns, non_utf8, errors, names, "
-                "payload FROM files")}
+                f"{'payload' if payloads else 'NULL'} FROM files")}
         except sqlite3.DatabaseError as exc:
             log.warning("index cache unreadable (%s); rebuilding", exc)
             self.db.close()
@@ -190,11 +212,12 @@ class Row(NamedTuple):
     non_utf8: int
     errors: int
     names: str | None
-    payload: bytes
+    payload: bytes | None
 
 
-def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
-         max_bytes: int) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
+         fetch: Callable[[str, str, str], bytes] | None = None
+         ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
     """(entries restored from the cache, files still to index): hashes decide, and an
     unchanged (size, mtime) that is not racy stands for an unchanged hash."""
     hits: list[FileEntry] = []
@@ -230,5 +253,7 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row],
         hits.append(FileEntry(path=rel, abspath=abspath, language=lang, size=st.st_size,
                               mtime_ns=st.st_mtime_ns, digest=digest, status="ok",
                               non_utf8=bool(row.non_utf8), data=None,
-                              tables=Tables(row.payload, row.names, row.errors)))
+                              tables=Tables(row.payload, row.names, row.errors, source=None
+                                            if fetch is None or row.payload is not None
+                                            else functools.partial(fetch, rel, abspath, digest))))
     return hits, misses
