@@ -72,6 +72,21 @@ class CtxProtocol(LanguageServerProtocol):
                 cause, cattrs.BaseValidationError) else type(cause).__name__
             raise JsonRpcInvalidParams(detail) from None
 
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any,
+                         args: Any = None, kwargs: Any = None) -> None:
+        """pygls files the future of every handler it runs under a message id, and takes
+        out only a request's, when it is answered: each notification's (a didChange with
+        its whole text) and each step of a generator handler stayed for good (a long
+        session with an edit every tenth request grew by 8 MiB every 10,000 requests)."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            def forget(done: Any) -> None:  # (after the callbacks that answer it)
+                if self._request_futures.get(msg_id) is done:
+                    del self._request_futures[msg_id]
+
+            future.add_done_callback(forget)
+
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         self._request_futures.pop(msg_id, None)
         if future.cancelled():
