@@ -2,11 +2,10 @@
 
 What a request builds and drops (a window's decoded tables, the parse trees of the files it
 read, their texts) is freed, but glibc keeps freed chunks in its heaps (one per thread that
-ever contended for one) unless they are at a heap's top: over thousands of requests on four
-request threads the RSS climbs while Python's own allocations stay flat. ``malloc_trim``
-returns every heap's free pages (jsoup, 10,000 requests: 193 MiB without, 168-173 with;
-fewer heaps as well, ``mallopt(M_ARENA_MAX, 2)``, changed nothing more). Elsewhere than
-glibc it does nothing.
+ever contended for one) unless they are at a heap's top, so the RSS keeps the high-water
+mark of every heap. ``malloc_trim`` returns every heap's free pages (jsoup, 10,000
+requests: 193 MiB without, 168-173 with; fewer heaps as well, ``mallopt(M_ARENA_MAX, 2)``,
+changed nothing more). Elsewhere than glibc it does nothing.
 """
 
 from __future__ import annotations

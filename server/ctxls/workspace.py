@@ -323,15 +323,23 @@ class Workspace:
         own = self._own_entries()
         new: list[FileInfo] = []
         for e in entries:
-            # (a refresh that raced the scan wins)
-            if own.setdefault(e.abspath, e) is e and e.tables is not None \
-                    and e.tables.names is not None and e.abspath not in self.docs:
-                new.append(FileInfo(e.abspath, e.path, e.tables))
+            if own.setdefault(e.abspath, e) is e:  # a refresh that raced the scan wins
+                info = self._filed(e)
+                if info is not None:
+                    new.append(info)
         self.refs.add_later(new)
 
     def _index_entry(self, e: FileEntry) -> None:
-        if e.tables is not None and e.tables.names is not None and e.abspath not in self.docs:
-            self.refs.put(FileInfo(e.abspath, e.path, e.tables))
+        info = self._filed(e)
+        if info is not None:
+            self.refs.put(info)
+
+    def _filed(self, e: FileEntry) -> FileInfo | None:
+        """What the reference index holds of an entry: nothing for a language without
+        reference tables, nor for an open document (its text's tables are filed instead)."""
+        if e.tables is None or e.tables.names is None or e.abspath in self.docs:
+            return None
+        return FileInfo(e.abspath, e.path, e.tables)
 
     # ---- policy ------------------------------------------------------------------------
     def policy(self, root: Path) -> Policy:

@@ -115,7 +115,7 @@ class Store:
                 "SELECT payload FROM files WHERE path = ? AND digest = ?", (rel, digest)
             ).fetchone()
             if row is not None:
-                return bytes(row[0])
+                return row[0]  # type: ignore[no-any-return]
         root = abspath[: len(abspath) - len(rel)]
         try:
             raw = read_inside(abspath, root)
