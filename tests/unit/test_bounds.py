@@ -68,8 +68,8 @@ def test_tables_no_file_holds_any_more_are_freed_though_decoded(
     assert gone() is None
 
 
-def test_a_long_text_is_encoded_once_and_not_kept() -> None:
-    """A window counts its long renderings (a 9,000-line file's skeleton) two or three
+def test_a_text_is_encoded_once_and_not_kept() -> None:
+    """A window counts its renderings (a 9,000-line file's skeleton) two or three
     times: each is encoded once, remembered by length and hash rather than by its text,
     and the count is the tokenizer's own."""
     from ctxls.tokens import Tokenizer
@@ -87,8 +87,10 @@ def test_a_long_text_is_encoded_once_and_not_kept() -> None:
     first, second = tok.count(text), tok.count(text)
     assert first == second == len(real(text))
     assert encoded == [len(text)]
-    assert all(not isinstance(k, str) for k in tok._long)
-    assert tok.count(text + "y") != 0 and len(encoded) == 2  # another text: encoded anew
+    short = "x = 1"
+    assert tok.count(short) == tok.count(short) == len(real(short)) and len(encoded) == 2
+    assert not any(isinstance(part, str) for k in tok._counts for part in k)
+    assert tok.count(text + "y") != 0 and len(encoded) == 3  # another text: encoded anew
 
 
 def test_the_tokenizer_is_built_once_when_asked_for_at_once(
