@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ctxls.index import tables as tables_mod
@@ -137,3 +139,46 @@ def test_background_work_waits_for_requests_but_not_for_ever() -> None:
     eng.answering = 1
     eng.idle_at = time.monotonic() - engine_mod.MAX_YIELD_S - 0.01
     assert not eng.busy() and eng.busy()  # one step, then waiting again
+
+
+def test_a_cold_scan_on_this_process_builds_the_converters_before_ready(tmp_path: Path) -> None:
+    """A workspace small enough to parse on this process (no worker processes, so no
+    warm-up beside them): the requests' converters are built beside the parse, before the
+    index is ready, not by the first request that arrives right after it."""
+    import asyncio
+    import time
+    from collections.abc import Callable
+    from typing import Any
+
+    from ctxls import engine as engine_mod
+
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
+    events: list[str] = []
+
+    class Recording(engine_mod.Listener):
+        def scan_finished(self, indexed: int) -> None:
+            events.append("ready")
+
+        def warm_up(self) -> list[Callable[[], object]]:
+            return [lambda: events.append("result converter")]
+
+    real = engine_mod.index_batch
+
+    def parsing(*args: Any) -> Any:  # (a parse long enough to build them beside)
+        time.sleep(0.3)
+        return real(*args)
+
+    async def run() -> None:
+        eng = engine_mod.Engine(Recording())
+        eng.open([tmp_path])
+        assert not eng._pooled(eng.ws.scan_plan())  # (what this test is about)
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=60)
+        await eng.stop()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine_mod, "index_batch", parsing)
+        asyncio.run(run())
+    assert events[0] == "result converter" and "ready" in events
+    assert events.index("ready") > events.index("result converter")
