@@ -18,6 +18,7 @@ from ctxls.index.memo import Memo, Recent
 from ctxls.index.modules import ModuleSystem
 from ctxls.index.refs import DEFAULT, Binding, Import, Refs
 from ctxls.index.tables import Tables
+from ctxls.index.tops import Tops
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
@@ -91,8 +92,7 @@ class RefIndex:
         self._memo = Memo()
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = Recent()
-        self._exports: dict[str, tuple[int, dict[str, list[tuple[FileInfo, Decl]]],
-                                       Tables]] = Recent()
+        self._exports: dict[str, tuple[int, Tops[FileInfo], Tables]] = Recent()
         self._version = 0
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
@@ -282,27 +282,21 @@ class RefIndex:
         return self.remembered("absolute", (info.key, imp.module, imp.level), lambda: _system(
             info.path).absolute(imp.module, imp.level, info.path, root))
 
-    def _tops(self, info: FileInfo) -> dict[str, list[tuple[FileInfo, Decl]]]:
-        """What each name means at the top of ``info``'s module, in file then source order:
-        top-level declarations (also inside a namespace: C++, C# ``billing.Ledger``) by
-        name, and every dotted qualname. Kept per module until the index changes."""
+    def _tops(self, info: FileInfo) -> Tops[FileInfo]:
+        """What each name means at the top of ``info``'s module (``Tops``). Kept per module
+        until the index changes."""
         tag = _package_tag(info.path) or info.key
         cached = self._exports.get(tag)
         if cached is not None and cached[0] == self._version and (
                 tag != info.key or cached[2] is info.tables):
             return cached[1]
-        found: dict[str, list[tuple[FileInfo, Decl]]] = {}
-        exported = _system(info.path).export_objects
-        for member in self.package(info):
-            decls = member.outline.decls
-            namespaces = {d.qualname for d in decls if d.kind == "namespace"} | set(exported)
-            for d in decls:
-                if all(p in namespaces for p in d.parents):
-                    found.setdefault(d.name, []).append((member, d))
-                if "." in d.qualname and d.qualname != d.name:
-                    found.setdefault(d.qualname, []).append((member, d))
+        found = Tops(self.package(info), _system(info.path).export_objects)
         self._exports[tag] = (self._version, found, info.tables)
         return found
+
+    def binders(self, info: FileInfo, name: str) -> list[FileInfo]:
+        """The files of ``info``'s module that may bind ``name``, in file order."""
+        return self._tops(info).binders(name)
 
     def members(self, info: FileInfo, qualname: str) -> list[tuple[FileInfo, Decl]]:
         """The declarations of ``info``'s module with this dotted qualname (a Go method

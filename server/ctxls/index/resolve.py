@@ -380,7 +380,7 @@ def _binding(index: RefIndex, info: FileInfo, name: str, row: int) -> Binding | 
         return local[-1]
     if here is None and same:
         return None
-    for member in index.package(info):  # module level, or another file of a Go package
+    for member in index.binders(info, name):  # module level, or another file of a Go package
         outer = index.scopes(member)
         module = [b for b in index.bindings_named(member, name) if outer[b.row] is None]
         if module and (member is info or not same):
@@ -417,11 +417,8 @@ def _declared_class(index: RefIndex, info: FileInfo, around: Decl | None) -> Dec
     module (C++'s ``int Cache::get()`` in cache.cpp, the class in cache.hpp)."""
     if around is None or not around.parents:
         return None
-    for member in index.package(info):
-        for d in member.outline.decls:
-            if d.qualname == around.parents[-1] and d.kind in CLASS_KINDS:
-                return d
-    return None
+    return next((d for _, d in index.members(info, around.parents[-1])
+                 if d.kind in CLASS_KINDS), None)
 
 
 def _enclosing_classes(info: FileInfo, klass: Decl) -> list[Decl]:

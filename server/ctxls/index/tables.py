@@ -70,20 +70,33 @@ def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
     return o, r
 
 
+def declared(outline: Outline) -> tuple[str, ...]:
+    """The names the file declares, each once, sorted."""
+    return tuple(sorted({d.name for d in outline.decls}))
+
+
+def bound(refs: Refs | None) -> tuple[str, ...]:
+    """The names the file binds (assigns, types), each once, sorted."""
+    return () if refs is None else tuple(sorted({b.name for b in refs.bindings}))
+
+
 def pack(outline: Outline, refs: Refs | None) -> bytes:
-    """The payload: the import rows' pickle, then the rest's. A search asks thousands of
-    files only whether their imports can reach a module, and unpickling a whole payload
-    for that costs fifty times the import rows alone."""
+    """The payload: a head of the import rows and the declared and bound names, then the
+    rest. A search asks thousands of files only whether their imports can reach a module,
+    and a module of many files (a Java or Go package) which of them declares or binds a
+    name;
+    unpickling a whole payload for that costs fifty times the head alone."""
     o, r = encode(outline, refs)
-    return (pickle.dumps(None if r is None else r[0], protocol=pickle.HIGHEST_PROTOCOL)
+    head = (None if r is None else r[0], declared(outline), bound(refs))
+    return (pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL)
             + pickle.dumps((o, None if r is None else r[1:]), protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def unpack(payload: bytes) -> tuple[Outline, Refs | None]:
     read = io.BytesIO(payload)  # (one unpickler each: each pickle numbers its own memo)
-    head = pickle.load(read)
+    imports = pickle.load(read)[0]
     o, rest = pickle.load(read)
-    return decode((o, None if rest is None else (head, *rest)))
+    return decode((o, None if rest is None else (imports, *rest)))
 
 
 def decode(data: tuple[Any, ...]) -> tuple[Outline, Refs | None]:
@@ -190,8 +203,17 @@ class Tables:
         if value is not None:
             self._used = True
             return value[1].imports if value[1] is not None else ()
-        head = pickle.loads(self._bytes())  # (the first of the payload's two pickles)
-        return () if head is None else _rows(Import, head)
+        imports = pickle.loads(self._bytes())[0]  # (the payload's head alone)
+        return () if imports is None else _rows(Import, imports)
+
+    def declared(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The names the file declares and binds (``declared``, ``bound``), without
+        decoding the tables."""
+        value = self._value
+        if value is not None:
+            return declared(value[0]), bound(value[1])
+        _, names, bindings = pickle.loads(self._bytes())
+        return names, bindings
 
     @property
     def decoded(self) -> bool:

@@ -1,0 +1,86 @@
+"""A module's top-level names, read name by name (``Tops``): the same answers as a build
+of every name from every file, decoding only the files that declare or bind the name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls.index.refindex import FileInfo
+from ctxls.index.scan import index_batch
+from ctxls.syntax.outline import Decl
+from ctxls.workspace import Workspace
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _workspace(root: Path) -> Workspace:
+    ws = Workspace([root])
+    ws.add(index_batch(ws.scan_plan(), 1 << 20))  # (packed, as a scan's workers send them)
+    ws.refs.settle()
+    return ws
+
+
+def _every_name(members: list[FileInfo], exported: frozenset[str]
+                ) -> dict[str, list[tuple[str, Decl]]]:
+    """Every name of the module at once, from every file's decoded outline."""
+    found: dict[str, list[tuple[str, Decl]]] = {}
+    for member in members:
+        decls = member.outline.decls
+        namespaces = {d.qualname for d in decls if d.kind == "namespace"} | exported
+        for d in decls:
+            if all(p in namespaces for p in d.parents):
+                found.setdefault(d.name, []).append((member.key, d))
+            if "." in d.qualname and d.qualname != d.name:
+                found.setdefault(d.qualname, []).append((member.key, d))
+    return found
+
+
+def test_every_name_of_every_fixture_module_means_what_a_full_build_says() -> None:
+    from ctxls.index.refindex import _system
+
+    checked = 0
+    for lang_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        ws = _workspace(lang_dir)
+        refs = ws.refs
+        for info in list(refs.files.values()):
+            members = refs.package(info)
+            exported = frozenset(_system(info.path).export_objects)
+            truth = _every_name(members, exported)
+            tops = refs._tops(info)
+            for key, want in truth.items():
+                assert [(m.key, d) for m, d in tops.get(key, ())] == want, (info.path, key)
+                checked += 1
+            for missing in ("no_such_name", "Nope.nothing"):
+                assert list(tops.get(missing, ())) == []
+    assert checked > 500  # (the fixtures of every language were read)
+
+
+def test_a_package_lookup_decodes_only_the_files_that_declare_or_bind_the_name(
+        tmp_path: Path) -> None:
+    pkg = tmp_path / "src" / "main" / "java" / "org" / "shop"
+    pkg.mkdir(parents=True)
+    for name in ("Cart", "Order", "Price", "Tax", "Util"):
+        (pkg / f"{name}.java").write_text(
+            f"package org.shop;\n\npublic class {name} {{\n"
+            f"    public int size() {{ return 1; }}\n}}\n")
+    gopkg = tmp_path / "billing"
+    gopkg.mkdir()
+    (gopkg / "a.go").write_text("package billing\n\nvar client *http.Client\n\n"
+                                "func A() int { return 1 }\n")
+    for n in "bcd":
+        (gopkg / f"{n}.go").write_text(
+            f"package billing\n\nfunc {n.upper()}() int {{ return 1 }}\n")
+    ws = _workspace(tmp_path)
+    refs = ws.refs
+    files = {Path(k).name: info for k, info in refs.files.items()}
+    assert not any(info.tables.decoded for info in files.values())
+
+    found = refs._tops(files["Cart.java"]).get("Tax", ())
+    assert [(Path(m.key).name, d.qualname) for m, d in found] == [("Tax.java", "Tax")]
+    assert [n for n, info in files.items() if info.tables.decoded] == ["Tax.java"]
+    assert [(Path(m.key).name, d.qualname) for m, d in refs._tops(files["Cart.java"]).get(
+        "Order.size", ())] == [("Order.java", "Order.size")]
+
+    binders = refs.binders(files["b.go"], "client")
+    assert [Path(m.key).name for m in binders] == ["a.go"]
+    assert not any(files[n].tables.decoded for n in ("b.go", "c.go", "d.go"))
