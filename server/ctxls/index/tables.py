@@ -84,8 +84,7 @@ def pack(outline: Outline, refs: Refs | None) -> bytes:
     """The payload: a head of the import rows and the declared and bound names, then the
     rest. A search asks thousands of files only whether their imports can reach a module,
     and a module of many files (a Java or Go package) which of them declares or binds a
-    name;
-    unpickling a whole payload for that costs fifty times the head alone."""
+    name; unpickling a whole payload for that costs fifty times the head alone."""
     o, r = encode(outline, refs)
     head = (None if r is None else r[0], declared(outline), bound(refs))
     return (pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL)
@@ -206,7 +205,7 @@ class Tables:
         imports = pickle.loads(self._bytes())[0]  # (the payload's head alone)
         return () if imports is None else _rows(Import, imports)
 
-    def declared(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def head_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The names the file declares and binds (``declared``, ``bound``), without
         decoding the tables."""
         value = self._value

@@ -10,7 +10,7 @@ from ctxls.syntax.outline import Decl, Outline
 
 
 class Member(Protocol):
-    """A file of the module (the reference index's ``M``)."""
+    """A file of the module (the reference index's ``FileInfo``)."""
 
     @property
     def tables(self) -> Tables: ...
@@ -30,13 +30,13 @@ class Tops(Generic[M]):
     for the first class name a window looked up (jsoup's first window: 118 files). The
     same for the files that bind a name (a Go package's variables)."""
 
-    __slots__ = ("_bound_by", "_by_name", "_exported", "_found", "_members")
+    __slots__ = ("_exported", "_found", "_heads", "_members")
 
     def __init__(self, members: list[M], exported: Iterable[str]) -> None:
         self._members = members
         self._exported = frozenset(exported)
-        self._by_name: dict[str, list[int]] | None = None
-        self._bound_by: dict[str, list[int]] = {}
+        # (files by the names they declare, files by the names they bind), read on first use
+        self._heads: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
         self._found: dict[str, list[tuple[M, Decl]]] = {}
 
     def get(self, key: str, default: Sequence[tuple[M, Decl]] = ()
@@ -48,24 +48,21 @@ class Tops(Generic[M]):
 
     def binders(self, name: str) -> list[M]:
         """The files that may bind ``name``, in file order."""
-        self._names()
-        return [self._members[i] for i in self._bound_by.get(name, ())]
+        return [self._members[i] for i in self._names()[1].get(name, ())]
 
-    def _names(self) -> dict[str, list[int]]:
-        by_name = self._by_name
-        if by_name is None:  # (the names are read from each payload's head)
-            by_name, bound_by = {}, self._bound_by
+    def _names(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+        heads = self._heads
+        if heads is None:  # (from each payload's head, without decoding the files)
+            heads = ({}, {})
             for i, member in enumerate(self._members):
-                names, bindings = member.tables.declared()
-                for name in names:
-                    by_name.setdefault(name, []).append(i)
-                for name in bindings:
-                    bound_by.setdefault(name, []).append(i)
-            self._by_name = by_name
-        return by_name
+                for names, into in zip(member.tables.head_names(), heads, strict=True):
+                    for name in names:
+                        into.setdefault(name, []).append(i)
+            self._heads = heads
+        return heads
 
     def _collect(self, key: str) -> list[tuple[M, Decl]]:
-        by_name = self._names()
+        by_name = self._names()[0]
         # a qualname ends in its declaration's name, which may itself hold dots
         parts = key.split(".")
         hits = sorted({i for n in range(len(parts))
