@@ -392,3 +392,29 @@ def test_a_crate_is_named_as_a_toml_parse_names_it(text: str) -> None:
     want = [data[t]["name"] for t in ("package", "lib") if isinstance(data.get(t), dict)
             and isinstance(data[t].get("name"), str)]
     assert _crate_names(text) == want
+
+
+def test_c_includes_look_for_the_header_among_the_indexed_files(tmp_path: Path) -> None:
+    """``"cache.h"`` names the header beside the includer when the index holds it, whatever
+    the disk holds; a header indexed later changes the answer."""
+    c = languages.registry()["c"]
+
+    def info(path: str, text: str) -> FileInfo:
+        src = text.encode()
+        tree = c.parser().parse(src)
+        return FileInfo(f"{tmp_path}/{path}", path, Tables.of(
+            extract(c, tree, LineIndex(src)), refs_of(c, tree.root_node)))
+
+    (tmp_path / "billing").mkdir()
+    (tmp_path / "billing" / "cache.h").write_text("int evict(void);\n")  # on disk only
+    index = RefIndex()
+    ledger = info("billing/ledger.c", '#include "cache.h"\nint run(void) { return evict(); }\n')
+    index.put(ledger)
+    (imp,) = ledger.refs.imports
+    assert index.absolute(ledger, imp) == "cache"  # not indexed: the path as written
+    index.put(info("billing/cache.h", "int evict(void);\n"))
+    assert index.absolute(index.files[ledger.key], imp) == "billing/cache"
+    assert "billing/cache" in index.imported_modules(index.files[ledger.key])
+    (tmp_path / "billing" / "cache.h").unlink()  # the index, not the disk, is asked
+    index.put(info("billing/other.c", "int x;\n"))
+    assert index.absolute(index.files[ledger.key], imp) == "billing/cache"

@@ -277,10 +277,12 @@ class RefIndex:
 
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names (remembered until the index changes: C's
-        includes look for the header on disk, and a header added is indexed)."""
+        includes look for the header among the index's files, and a header added is
+        indexed)."""
         root = info.key[: len(info.key) - len(info.path)]
         return self.remembered("absolute", (info.key, imp.module, imp.level), lambda: _system(
-            info.path).absolute(imp.module, imp.level, info.path, root))
+            info.path).absolute(imp.module, imp.level, info.path, root,
+                                lambda rel: f"{root}{rel}" in self.files))
 
     def _tops(self, info: FileInfo) -> Tops[FileInfo]:
         """What each name means at the top of ``info``'s module (``Tops``). Kept per module

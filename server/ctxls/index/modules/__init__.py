@@ -25,6 +25,7 @@ from ctxls.once import once
 from ctxls.paths import read_inside
 
 V = TypeVar("V")
+Indexed = Callable[[str], bool]  # whether a workspace-relative path is an indexed file
 _READING: dict[str, threading.Lock] = {}  # system name -> its manifests' reader
 SKIP_DIRS = frozenset({"target", "node_modules", ".git"})
 MAX_MANIFESTS = 2000
@@ -89,9 +90,12 @@ class ModuleSystem:
         the workspace) holds none of ``package_files``, so that the import path starts there."""
         return []
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
         """The absolute module that an import of ``module`` (as written, after ``level``
-        leading dots) in the file at ``path`` names; ``root`` is the workspace's folder."""
+        leading dots) in the file at ``path`` names; ``root`` is the workspace's folder;
+        ``indexed`` tells whether a workspace-relative path is a file of the index (None:
+        look on disk)."""
         return module
 
     def relative_level(self, source: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ctxls.index.modules import ModuleSystem, register
+from ctxls.index.modules import Indexed, ModuleSystem, register
 
 HEADER_EXTENSIONS = (".h", ".hh", ".hpp", ".hxx", ".inl")
 
@@ -29,13 +29,17 @@ class CIncludes(ModuleSystem):
                 names.append(mod.rsplit(root, 1)[1])
         return names
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
-        """``"cache.h"`` in ``billing/ledger.c`` is ``billing/cache`` when that file exists,
-        else the path as written (below the root or an include folder)."""
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
+        """``"cache.h"`` in ``billing/ledger.c`` is ``billing/cache`` when that file exists
+        (in the index, when given one: a test runner's hundreds of test files asked the
+        disk six times per include on the first window), else the path as written (below
+        the root or an include folder)."""
         stem = posixpath.splitext(module)[0]
         beside = posixpath.normpath(posixpath.join(posixpath.dirname(path), stem))
+        exists = indexed or (lambda rel: posixpath.isfile(f"{root}{rel}"))
         if not beside.startswith("..") and any(
-                posixpath.isfile(f"{root}{beside}{ext}")
+                exists(f"{beside}{ext}")
                 for ext in (posixpath.splitext(module)[1], *HEADER_EXTENSIONS)):
             return beside
         return posixpath.normpath(stem)

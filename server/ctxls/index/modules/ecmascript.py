@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxls.index.modules import ModuleSystem, manifests, register
+from ctxls.index.modules import Indexed, ModuleSystem, manifests, register
 from ctxls.paths import read_inside
 
 EXTENSION = re.compile(r"\.(?:[cm]?[jt]sx?)$")
@@ -77,7 +77,8 @@ class EcmascriptModules(ModuleSystem):
         mod = path.rsplit(".", 1)[0]
         return [mod, mod[: -len("/index")]] if mod.endswith("/index") else [mod]
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
         if not module.startswith("."):
             return self.bare(module, path, root)
         spec = EXTENSION.sub("", module)  # "./money.js" names money.ts or money.js

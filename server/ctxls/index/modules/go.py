@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ctxls.index.modules import ModuleSystem, register
+from ctxls.index.modules import Indexed, ModuleSystem, register
 from ctxls.paths import read_inside
 
 
@@ -19,7 +19,8 @@ class GoPackages(ModuleSystem):
     def module_name(self, path: str) -> str | None:
         return posixpath.dirname(path) or "."
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
         """``"example.com/app/billing"`` is the folder ``billing`` when ``go.mod`` says
         ``module example.com/app``; the standard library and other modules stay as written."""
         prefix = self.module_path(root)

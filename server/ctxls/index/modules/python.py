@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxls.index.modules import ModuleSystem, register, src_layout
+from ctxls.index.modules import Indexed, ModuleSystem, register, src_layout
 
 INIT_FILES = ("__init__.py", "__init__.pyi")
 
@@ -32,7 +32,8 @@ class PythonPackages(ModuleSystem):
     def relative_level(self, source: str) -> int:
         return len(source) - len(source.lstrip("."))
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
         """``from ..a import b`` in ``p/q/m.py`` names ``p.a``: one dot is the file's own
         package (a package's ``__init__`` is its package), each further dot its parent."""
         if level == 0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-from ctxls.index.modules import ModuleSystem, manifests, register
+from ctxls.index.modules import Indexed, ModuleSystem, manifests, register
 
 ROOT_FILES = ("mod", "lib", "main")  # a folder's (or the crate's) own module
 TARGET_DIRS = ("tests", "examples", "benches")  # each file or folder in them: a crate
@@ -73,7 +73,8 @@ class RustCrates(ModuleSystem):
         key, rest, single = _parts(path)
         return key if single else ".".join([key, *rest])
 
-    def absolute(self, module: str, level: int, path: str, root: str) -> str:
+    def absolute(self, module: str, level: int, path: str, root: str,
+                 indexed: Indexed | None = None) -> str:
         parts = module.split(".")
         head = parts[0]
         if head == "crate":
