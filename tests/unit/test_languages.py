@@ -4,9 +4,12 @@ resolve and what travels with a declaration, and incremental outlines after lite
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
@@ -380,3 +383,20 @@ def test_incremental_outline_after_ruby_edits_found_by_their_text() -> None:
         ("Billing.Invoice.number", 116),
         ("Billing.to_h", 123),
     ]
+
+
+def _by_fnmatch(globs: tuple[str, ...], path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(path if "/" in g else name, g) for g in globs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["test", "tests", "spec", "src", "a", "_", ".", "-", "/",
+                                 "py", "go", "rs", "ts", "java", "c", "php", "Test", "s"]),
+                min_size=1, max_size=8).map("".join))
+def test_test_globs_match_as_fnmatch_does_for_every_language(path: str) -> None:
+    """The compiled test globs answer as each glob on its own would (fnmatch, case kept)."""
+    for name in languages.registry():
+        spec = languages.spec_for(f"x{next(iter(lang(name).extensions))}")
+        globs = spec.tests.files if spec is not None else ()
+        assert languages._matches_tests(globs, path) == _by_fnmatch(globs, path), (name, path)

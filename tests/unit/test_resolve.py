@@ -714,3 +714,33 @@ def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
     make = resolve(home.outline, "Make.make", "src/lib.rs")
     resolved, candidates = references(index, "/ws/src/lib.rs", make)
     assert [(r.call.obj, r.call.row) for r in [*resolved, *candidates]] == [("Widget", 12)]
+
+
+def test_c_tests_are_found_by_the_header_they_include() -> None:
+    """Every C include is a star import: the test files that include the target's header
+    (beside it, by a path from the root, below ``include/``) are found, and only those;
+    a relative star import that names no module (``from . import *``) still counts."""
+    tests = {
+        "test/test-cache.c": b'#include "../src/cache.h"\nint t1(void) { return 0; }\n',
+        "test/test-path.c": b'#include "src/cache.h"\nint t2(void) { return 0; }\n',
+        "src/test_beside.c": b'#include "cache.h"\nint t3(void) { return 0; }\n',
+        "test/test-other.c": b'#include "src/ledger.h"\n#include <stdio.h>\nint t4(void);\n',
+        "test/test-none.c": b"int t5(void) { return 0; }\n",
+    }
+    index = _workspace({
+        "src/cache.h": b"int evict(int n);\n",
+        "src/cache.c": b'#include "cache.h"\nint evict(int n) { return n; }\n',
+        "src/ledger.h": b"int post(void);\n",
+        "billing/__init__.py": b"def add(a, b):\n    return a + b\n",
+        "billing/test_star.py": b"from . import *\n\n\ndef test_it():\n    pass\n",
+        "billing/test_plain.py": b"import os\n",
+        **tests})
+    evict = resolve(index.files["/ws/src/cache.c"].outline, "evict", "src/cache.c")
+    found = {h.path for h in find_tests(index, "/ws/src/cache.c", evict, _is_test)
+             if h.evidence.startswith("imports")}
+    assert found == {"test/test-cache.c", "test/test-path.c", "src/test_beside.c"}
+    assert "/ws/test/test-other.c" not in index._imported  # its includes were never read
+    add = resolve(index.files["/ws/billing/__init__.py"].outline, "add", "billing/__init__.py")
+    found = {h.path for h in find_tests(index, "/ws/billing/__init__.py", add, _is_test)
+             if h.evidence.startswith("imports")}
+    assert found == {"billing/test_star.py"}
