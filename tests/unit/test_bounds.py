@@ -182,3 +182,39 @@ def test_a_cold_scan_on_this_process_builds_the_converters_before_ready(tmp_path
         asyncio.run(run())
     assert events[0] == "result converter" and "ready" in events
     assert events.index("ready") > events.index("result converter")
+
+
+def test_a_cold_scan_files_its_names_before_ready_and_a_warm_start_after(
+        tmp_path: Path) -> None:
+    """A scan that parsed its files files their names in the reference index before it
+    says ready (the first request would otherwise wait for the filing); a start restored
+    from the cache says ready first and files them after, as ``ctx/status`` need not wait."""
+    import asyncio
+
+    from ctxls import engine as engine_mod
+    from ctxls.config import Options
+
+    root, cache = tmp_path / "ws", tmp_path / "cache"
+    root.mkdir()
+    for i in range(40):
+        (root / f"m{i}.py").write_text(f"def f{i}():\n    return g{i}()\n")
+    pending: list[int] = []
+
+    class Recording(engine_mod.Listener):
+        eng: engine_mod.Engine
+
+        def scan_finished(self, indexed: int) -> None:
+            pending.append(len(self.eng.ws.refs.pending))
+
+    async def start() -> None:
+        listener = Recording()
+        eng = listener.eng = engine_mod.Engine(listener)
+        eng.open([root], Options(cache_dir=str(cache)))
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=60)
+        await asyncio.sleep(0.3)  # (the cache is written after ready)
+        await eng.stop()
+
+    asyncio.run(start())
+    asyncio.run(start())
+    assert pending == [0, 40]
