@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
 from ctxls.index import modules
+from ctxls.index.globals import CLASS_KINDS, Globals
 from ctxls.index.memo import Memo, Recent
 from ctxls.index.modules import ModuleSystem
 from ctxls.index.refs import DEFAULT, Binding, Import, Refs
@@ -24,7 +25,6 @@ from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 MAX_HOPS = 6  # re-export chains followed at most this deep
 T = TypeVar("T")
 
@@ -83,6 +83,9 @@ class RefIndex:
         # name below a folder -> keys; valid when the folder is no package (``rooted_names``)
         self.rooted: dict[str, list[str]] = {}
         self.by_name: dict[str, set[str]] = {}  # called or imported name -> keys
+        # declared name -> keys, of the files whose module system makes names global (C's
+        # functions, PHP's and Ruby's classes): any file may mean them (``_globals``)
+        self.declared_by: dict[str, list[str]] = {}
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = Recent()
@@ -119,6 +122,7 @@ class RefIndex:
         if self._shared:
             self.files, self.modules = dict(self.files), dict(self.modules)
             self.by_name, self.rooted = dict(self.by_name), dict(self.rooted)
+            self.declared_by = dict(self.declared_by)
             self._shared, self._owned = False, set()
 
     def _names_of(self, name: str) -> set[str]:
@@ -160,6 +164,8 @@ class RefIndex:
             self._members_of(mod).append(info.key)
         for mod, _ in system.rooted_names(info.path):
             self._members_of(mod, "rooted").append(info.key)
+        for name in _global_names(info):
+            self._members_of(name, "declared_by").append(info.key)
         mine = self._owned is None  # no view shares the sets: a start files 500,000 names
         for name in info.tables.names.split("\n") if info.tables.names else ():
             keys = self.by_name.get(name) if mine else None
@@ -230,7 +236,8 @@ class RefIndex:
         if old is None:
             return
         for table, mods in (("modules", module_names(old.path)),
-                            ("rooted", [m for m, _ in _system(old.path).rooted_names(old.path)])):
+                            ("rooted", [m for m, _ in _system(old.path).rooted_names(old.path)]),
+                            ("declared_by", _global_names(old))):
             for mod in mods:
                 if key in getattr(self, table).get(mod, ()):
                     members = self._members_of(mod, table)
@@ -484,35 +491,15 @@ class RefIndex:
         return () if info.path.endswith(_system(info.path).included_files) \
             else info.refs.internal
 
-    def _globals(self) -> dict[str, list[tuple[FileInfo, Decl]]]:
+    def _globals(self) -> Globals[FileInfo]:
         """Names every file may mean wherever they are declared, kept until the index
         changes: ``fn:<system>:<name>`` for C's top-level function definitions (``decl:``
         with their prototypes), ``class:<name or qualname>`` for Ruby's classes and modules."""
-        return self.remembered("globals", None, self._find_globals)
-
-    def _find_globals(self) -> dict[str, list[tuple[FileInfo, Decl]]]:
-        found: dict[str, list[tuple[FileInfo, Decl]]] = {}
-        for f in self.files.values():
-            system = _system(f.path)
-            if not (system.global_functions or system.global_classes):
-                continue
-            for d in f.outline.decls:
-                if system.global_functions and not d.parents and d.kind == "function" and \
-                        d.name not in self.internal(f):
-                    found.setdefault(f"decl:{system.name}:{d.name}", []).append((f, d))
-                    if d.body is not None:
-                        found.setdefault(f"fn:{system.name}:{d.name}", []).append((f, d))
-                if system.global_classes and d.kind in ("function", "method"):
-                    found.setdefault(f"def:{d.name}", []).append((f, d))
-                if system.global_classes and d.kind in ("module", *CLASS_KINDS):
-                    found.setdefault(f"class:{d.name}", []).append((f, d))
-                    if d.qualname != d.name:
-                        found.setdefault(f"class:{d.qualname}", []).append((f, d))
-        return found
+        return self.remembered("globals", None, lambda: Globals(self))
 
     def declaring(self, info: FileInfo, name: str) -> list[FileInfo]:
         """The files that declare the global function ``name`` (prototypes too)."""
-        return [f for f, _ in self._globals().get(f"decl:{_system(info.path).name}:{name}", [])]
+        return [f for f, _ in self._globals().get(f"decl:{_system(info.path).name}:{name}")]
 
     def includers(self, info: FileInfo) -> set[str]:
         """Keys of the files that include ``info``'s module, directly or through other
@@ -545,7 +532,7 @@ class RefIndex:
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files
         of ``info``'s module system (C links every such name across the program)."""
-        found = self._globals().get(f"fn:{_system(info.path).name}:{name}", [])
+        found = self._globals().get(f"fn:{_system(info.path).name}:{name}")
         return found[0] if len(found) == 1 else None
 
     def only_method(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
@@ -554,14 +541,14 @@ class RefIndex:
         is all there is to go on)."""
         if not _system(info.path).global_classes:
             return None
-        found = self._globals().get(f"def:{name}", [])
+        found = self._globals().get(f"def:{name}")
         return found[0] if len(found) == 1 else None
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes
         class names global (Ruby constants)."""
         found = list({(f.key, d.qualname, d.span): (f, d)
-                      for f, d in self._globals().get(f"class:{expr}", [])}.values())
+                      for f, d in self._globals().get(f"class:{expr}")}.values())
         exact = [x for x in found if x[1].qualname == expr]
         return (exact or found)[0] if len(exact or found) == 1 else None
 
@@ -577,6 +564,15 @@ class RefIndex:
                 found = self.class_named(info, base, cls)
                 if found is not None:
                     yield from self.ancestors(found[0], found[1], hops + 1)
+
+
+def _global_names(info: FileInfo) -> tuple[str, ...]:
+    """The names ``declared_by`` files ``info`` under: those it declares, where its module
+    system makes names global; none elsewhere."""
+    system = _system(info.path)
+    if not (system.global_functions or system.global_classes):
+        return ()
+    return info.tables.head_names()[0]
 
 
 def _scopes(info: FileInfo) -> list[str | None]:

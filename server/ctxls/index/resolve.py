@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ctxls.index.globals import CLASS_KINDS
 from ctxls.index.reach import aliases, may_reach, may_use, nearest
-from ctxls.index.refindex import CLASS_KINDS, MAX_HOPS
+from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refindex import module_name as module_name

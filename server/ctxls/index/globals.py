@@ -1,0 +1,83 @@
+"""Names any file may mean wherever they are declared (C's functions, PHP's and Ruby's
+classes), read name by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Generic, Protocol, TypeVar
+
+from ctxls.index.modules import ModuleSystem
+from ctxls.syntax.outline import Decl, Outline
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
+
+
+class File(Protocol):
+    """A file of the index (the reference index's ``FileInfo``)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def outline(self) -> Outline: ...
+
+
+F = TypeVar("F", bound=File)
+
+
+class Index(Protocol[F]):
+    """What the lookups read of the reference index."""
+
+    @property
+    def files(self) -> Mapping[str, F]: ...
+
+    @property
+    def declared_by(self) -> Mapping[str, Sequence[str]]: ...
+
+    def module_system(self, info: F) -> ModuleSystem: ...
+
+    def internal(self, info: F) -> tuple[str, ...]: ...
+
+
+class Globals(Generic[F]):
+    """The declarations of ``RefIndex._globals``, looked up key by key: only the files
+    that declare the name are decoded (filed under it in ``declared_by`` from their
+    payload's head). Built whole, every file's outline was decoded on the first request
+    and walked again after each change (laravel's 1,705 files: 0.28 s, and a p95 over
+    0.3 s in a session with edits)."""
+
+    def __init__(self, index: Index[F]) -> None:
+        self.index = index
+        self.found: dict[str, list[tuple[F, Decl]]] = {}
+
+    def get(self, key: str) -> list[tuple[F, Decl]]:
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = self._find(key)
+        return found
+
+    def _find(self, key: str) -> list[tuple[F, Decl]]:
+        index = self.index
+        kind, _, rest = key.partition(":")
+        wanted, _, name = rest.partition(":") if kind in ("decl", "fn") else ("", "", rest)
+        found: list[tuple[F, Decl]] = []
+        for k in index.declared_by.get(re.split(r"[.]|::", name)[-1], ()):
+            f = index.files.get(k)
+            if f is None:
+                continue
+            system = index.module_system(f)
+            if kind in ("decl", "fn"):
+                if system.name != wanted or not system.global_functions:
+                    continue
+                found += [(f, d) for d in f.outline.decls
+                          if not d.parents and d.kind == "function" and d.name == name
+                          and (kind == "decl" or d.body is not None)
+                          and d.name not in index.internal(f)]
+            elif kind == "def" and system.global_classes:
+                found += [(f, d) for d in f.outline.decls
+                          if d.kind in ("function", "method") and d.name == name]
+            elif kind == "class" and system.global_classes:
+                found += [(f, d) for d in f.outline.decls
+                          if d.kind in ("module", *CLASS_KINDS) and name in (d.name, d.qualname)]
+        return found

@@ -1,0 +1,85 @@
+"""Names any file may mean (``Globals``): the same answers as a build of every key from
+every file, decoding only the files that declare the name, and kept current as files
+change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls.index.globals import CLASS_KINDS
+from ctxls.index.refindex import FileInfo, RefIndex, _system
+from ctxls.index.scan import index_batch
+from ctxls.syntax.outline import Decl
+from ctxls.workspace import Workspace
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _workspace(root: Path) -> Workspace:
+    ws = Workspace([root])
+    ws.add(index_batch(ws.scan_plan(), 1 << 20))  # (packed, as a scan's workers send them)
+    ws.refs.settle()
+    return ws
+
+
+def _every_key(index: RefIndex) -> dict[str, list[tuple[str, Decl]]]:
+    """Every key at once, from every file's decoded outline."""
+    found: dict[str, list[tuple[str, Decl]]] = {}
+    for f in index.files.values():
+        system = _system(f.path)
+        for d in f.outline.decls:
+            if system.global_functions and not d.parents and d.kind == "function" and \
+                    d.name not in index.internal(f):
+                found.setdefault(f"decl:{system.name}:{d.name}", []).append((f.key, d))
+                if d.body is not None:
+                    found.setdefault(f"fn:{system.name}:{d.name}", []).append((f.key, d))
+            if system.global_classes and d.kind in ("function", "method"):
+                found.setdefault(f"def:{d.name}", []).append((f.key, d))
+            if system.global_classes and d.kind in ("module", *CLASS_KINDS):
+                found.setdefault(f"class:{d.name}", []).append((f.key, d))
+                if d.qualname != d.name:
+                    found.setdefault(f"class:{d.qualname}", []).append((f.key, d))
+    return found
+
+
+def _keys(found: list[tuple[FileInfo, Decl]]) -> list[tuple[str, Decl]]:
+    return [(f.key, d) for f, d in found]
+
+
+def test_every_key_of_every_fixture_means_what_a_full_build_says() -> None:
+    checked = 0
+    for lang_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        index = _workspace(lang_dir).refs
+        truth = _every_key(index)
+        found = index._globals()
+        for key, want in truth.items():
+            assert _keys(found.get(key)) == want, (lang_dir.name, key)
+            checked += 1
+        for missing in ("fn:c:no_such", "class:Nope", "def:nothing_here", "class:A.Nope"):
+            assert found.get(missing) == []
+    assert checked > 60  # (C, C++, C#, PHP and Ruby fixtures were read)
+
+
+def test_a_lookup_decodes_only_the_declaring_files_and_follows_changes(tmp_path: Path) -> None:
+    for i in range(30):
+        (tmp_path / f"m{i}.rb").write_text(f"class Other{i}\n  def run\n  end\nend\n")
+    (tmp_path / "ledger.rb").write_text("class Ledger\n  def post\n  end\nend\n")
+    ws = _workspace(tmp_path)
+    index = ws.refs
+    for info in index.files.values():
+        info.tables.release(encode_first=True)
+    (found,) = index._globals().get("class:Ledger")
+    assert found[0].path == "ledger.rb" and found[1].name == "Ledger"
+    assert [f.path for f in index.files.values() if f.tables.decoded] == ["ledger.rb"]
+    assert len(index._globals().get("def:run")) == 30
+    # a file changed: the next version's lookups see it, the old declaration is gone
+    old = index.files[str(tmp_path / "ledger.rb")]
+    (tmp_path / "ledger.rb").write_text("class Journal\n  def post\n  end\nend\n")
+    ws2 = Workspace([tmp_path])
+    (entry,) = [e for e in index_batch(ws2.scan_plan(), 1 << 20) if e.path == "ledger.rb"]
+    index.put(FileInfo(old.key, old.path, entry.tables))
+    assert index._globals().get("class:Ledger") == []
+    assert [f.path for f, _ in index._globals().get("class:Journal")] == ["ledger.rb"]
+    index.remove(old.key)
+    assert index._globals().get("class:Journal") == []
+    assert "Journal" not in index.declared_by
