@@ -10,6 +10,11 @@ again as the tenth request (what is built per target as well: its file's parse, 
 neighbours' decoded tables), and the slowest ten with their cause: the stage of the
 server's own `timings` that took longest.
 
+A second server on the same corpus then answers nine other targets before the first
+target: that tenth request asks what the first did, cold for its own files, but after the
+server's once-per-process work was done. The first request beside it is the fair
+comparison (beside the tenth target's own first request, which compares two targets).
+
 Usage: python bench/tail.py LANG:CORPUS [LANG:CORPUS ...] [--files 20] [--seed 19]
        [--ceiling 16000] [--limit 400]
 """
@@ -62,6 +67,28 @@ def cause(result: dict[str, Any]) -> str:
     return f"{stage} {ms:.0f} ms"
 
 
+def _construct(pick: tuple[str, str, int], ceiling: int) -> dict[str, Any]:
+    path, qual, line = pick
+    return {"path": path, "target": {"symbol": qual, "line": line}, "task": f"change {qual}",
+            "ceiling": ceiling}
+
+
+async def first_as_tenth(corpus: Path, picks: list[tuple[str, str, int]],
+                         args: argparse.Namespace) -> float:
+    """The first target asked as the tenth request of a fresh server (ms), after nine
+    others."""
+    if len(picks) < 10:
+        return float("nan")
+    with tempfile.TemporaryDirectory() as cache:
+        async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
+                                         wait_for_index=True, timeout=900) as ctx:
+            for pick in [*picks[1:10], picks[0]]:
+                t = time.perf_counter()
+                await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
+                took = (time.perf_counter() - t) * 1000
+    return took
+
+
 async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
     picks = targets(corpus, lang, args.files, args.seed, args.limit)
     with tempfile.TemporaryDirectory() as cache:
@@ -74,12 +101,11 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, An
             again = float("nan")  # the first target asked again as the tenth request
             order = [*range(min(9, len(picks))), 0, *range(9, len(picks))] if picks else []
             for n, i in enumerate(order):
-                path, qual, line = picks[i]
+                path, qual, _ = picks[i]
                 t = time.perf_counter()
                 try:
-                    r = await ctx.request("ctx/construct", {
-                        "path": path, "target": {"symbol": qual, "line": line},
-                        "task": f"change {qual}", "ceiling": args.ceiling}, timeout=120)
+                    r = await ctx.request("ctx/construct", _construct(picks[i], args.ceiling),
+                                          timeout=120)
                 except RpcError:
                     errors += 1
                     continue
@@ -89,7 +115,9 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, An
                     continue
                 rows.append((took, f"{path}::{qual}", cause(r)))
     ms = [r[0] for r in rows]  # (in the order asked; the repeat left out)
+    as_tenth = await first_as_tenth(corpus, picks, args)
     return {"lang": lang, "corpus": corpus.name, "scan": scan, "n": len(rows), "errors": errors,
+            "as_tenth": as_tenth,
             "ms": ms, "first": ms[0] if ms else float("nan"), "again": again,
             "tenth": ms[9] if len(ms) > 9 else float("nan"),
             "slowest": sorted(rows, reverse=True)[:10]}
@@ -105,20 +133,22 @@ async def run(args: argparse.Namespace) -> None:
         print(f"{lang}: {res['corpus']}, {res['n']} constructs ({res['errors']} errors), "
               f"scan {res['scan']:.1f} s; p50 {pct(ms, 50):.0f} p95 {pct(ms, 95):.0f} "
               f"p99 {pct(ms, 99):.0f} max {max(ms, default=float('nan')):.0f} ms; "
-              f"first {res['first']:.0f}, the tenth target's {res['tenth']:.0f}, the "
+              f"first {res['first']:.0f}, its target as a fresh server's tenth request "
+              f"{res['as_tenth']:.0f}, the tenth target's {res['tenth']:.0f}, the "
               f"first's target again as the tenth {res['again']:.0f} ms",
               flush=True)
         for t, sym, why in res["slowest"]:
             print(f"   {t:7.0f} ms  {sym}  [{why}]")
-    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | tenth target | "
-          f"first again | p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"\n| language | corpus | n | p50 | p95 | p99 | max | first | first as tenth | "
+          f"tenth target | first again | p95 ≤ {TARGET_P95:.0f} and max ≤ {TARGET_MAX:.0f} |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for res in results:
         ms = res["ms"]
         ok = pct(ms, 95) <= TARGET_P95 and max(ms, default=0) <= TARGET_MAX
         print(f"| {res['lang']} | {res['corpus']} | {res['n']} | {pct(ms, 50):.0f} | "
               f"{pct(ms, 95):.0f} | {pct(ms, 99):.0f} | {max(ms, default=float('nan')):.0f} | "
-              f"{res['first']:.0f} | {res['tenth']:.0f} | {res['again']:.0f} | "
+              f"{res['first']:.0f} | {res['as_tenth']:.0f} | {res['tenth']:.0f} | "
+              f"{res['again']:.0f} | "
               f"{'yes' if ok else 'no'} |")
 
 

@@ -71,15 +71,11 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
                             f"(line {hop.call.row + 1})"))
     home_modules = set(index.module_names_of(home))
     # A file importing the module is filed under its name's last part or a name it defines
-    # (``index_names``): only those files' imports are read, not every test file's. A star
-    # import is filed under ``*`` as well as its module's parts, so of the files filed only
-    # there, those whose star import names no module (``from . import *``) are read: C's
-    # includes are all star imports, and a window read every test file's (208 in libuv:
-    # 12 of the first window's 18 ms).
-    filed = {module_words(m)[-1] for m in home_modules if module_words(m)} | {
+    # (``index_names``): only those files' imports are read, not every test file's; a star
+    # import with no module to file it by is filed under ``*``.
+    filed = {module_words(m)[-1] for m in home_modules if module_words(m)} | {"*"} | {
         d.name for d in home.outline.decls if not d.parents}
-    importers = set().union(*(index.by_name.get(n, ()) for n in filed), index.remembered(
-        "bare stars", is_test, lambda: _bare_stars(index, is_test)))
+    importers = set().union(*(index.by_name.get(n, ()) for n in filed))
     for info in sorted((index.files[k] for k in importers if k in index.files),
                        key=lambda i: i.path):
         if not is_test(info.path) or (info.key, None) in hits or any(
@@ -122,14 +118,6 @@ class Dependency(NamedTuple):
     decl: Decl
     relation: str  # call | constant | name | import | attribute | name-match
     row: int  # where the body uses it
-
-
-def _bare_stars(index: RefIndex, is_test: Callable[[str], bool]) -> set[str]:
-    """The test files with a star import that names no module by its words (``from .
-    import *``)."""
-    return {key for key in index.by_name.get("*", ()) if (info := index.files.get(key))
-            and is_test(info.path)
-            and any(i.name == "*" and not module_words(i.module) for i in info.imports)}
 
 
 def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> list[Dependency]:

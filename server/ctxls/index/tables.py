@@ -121,9 +121,12 @@ def module_words(module: str) -> list[str]:
 
 def index_names(refs: Refs) -> frozenset[str]:
     """What a file is filed under: the names it calls, imports, or binds by import, and
-    the parts of the modules it imports (so a module's importers are found by name)."""
+    the parts of the modules it imports (so a module's importers are found by name). A
+    star import is filed under ``*`` only when its module has no parts to be found by
+    (``from . import *``): every C include is a star import."""
     return frozenset({c.name for c in refs.calls}
-                     | {i.name for i in refs.imports if i.name}
+                     | {i.name for i in refs.imports
+                        if i.name and (i.name != "*" or not module_words(i.module))}
                      | {i.local for i in refs.imports}
                      | {w for i in refs.imports for w in module_words(i.module)})
 
