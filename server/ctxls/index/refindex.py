@@ -89,9 +89,6 @@ class RefIndex:
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = Recent()
-        self._scopes: dict[str, tuple[Tables, list[str | None]]] = Recent()
-        self._rows: dict[str, tuple[Tables, list[Decl | None]]] = Recent()
-        self._bindings: dict[str, tuple[Tables, dict[str, list[Binding]]]] = Recent()
         self._memo = Memo()
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = Recent()
@@ -185,13 +182,9 @@ class RefIndex:
         return found
 
     def scopes(self, info: FileInfo) -> list[str | None]:
-        """Row -> innermost enclosing function, per file, kept until the file changes."""
-        cached = self._scopes.get(info.key)
-        if cached is not None and cached[0] is info.tables:
-            return cached[1]
-        found = _scopes(info)
-        self._scopes[info.key] = (info.tables, found)
-        return found
+        """Row -> innermost enclosing function, per file, kept while its tables are
+        decoded."""
+        return info.tables.derived("scopes", _scopes)
 
     def remembered(self, table: str, key: Any, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``key`` in the table named ``table`` until the
@@ -199,29 +192,16 @@ class RefIndex:
         return self._memo.answer(self._version, table, key, compute)
 
     def bindings_named(self, info: FileInfo, name: str) -> list[Binding]:
-        """The file's bindings of ``name``, in row order, from a table kept until the file
-        changes (a common method name is judged thousands of times per request)."""
-        cached = self._bindings.get(info.key)
-        if cached is None or cached[0] is not info.tables:
-            table: dict[str, list[Binding]] = {}
-            for b in info.refs.bindings:
-                table.setdefault(b.name, []).append(b)
-            cached = self._bindings[info.key] = (info.tables, table)
-        return cached[1].get(name, [])
+        """The file's bindings of ``name``, in row order, from a table kept while its
+        tables are decoded (a common method name is judged thousands of times per
+        request)."""
+        return info.tables.derived("bindings", _bindings_by_name).get(name, [])
 
     def at_row(self, info: FileInfo, row: int) -> Decl | None:
         """The innermost declaration whose lines include ``row`` (``symbols.at_row``), from
-        a table of every row kept until the file changes: a search asks it for every call."""
-        cached = self._rows.get(info.key)
-        if cached is None or cached[0] is not info.tables:
-            decls = info.outline.decls
-            rows: list[Decl | None] = [None] * (info.outline.line_count + 1)
-            # larger first, so the innermost (and of equal ones the later) is written last
-            for d in sorted(decls, key=lambda d: d.span.start_row - d.span.last_row):
-                for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
-                    rows[r] = d
-            cached = self._rows[info.key] = (info.tables, rows)
-        rows = cached[1]
+        a table of every row kept while its tables are decoded: a search asks it for every
+        call."""
+        rows = info.tables.derived("rows", _rows)
         return rows[row] if 0 <= row < len(rows) else at_row(info.outline, row)
 
     def remove(self, key: str) -> None:
@@ -229,9 +209,6 @@ class RefIndex:
         self._own()
         self._version += 1
         self._imported.pop(key, None)
-        self._scopes.pop(key, None)
-        self._rows.pop(key, None)
-        self._bindings.pop(key, None)
         old = self.files.pop(key, None)
         if old is None:
             return
@@ -575,16 +552,33 @@ def _global_names(info: FileInfo) -> tuple[str, ...]:
     return info.tables.head_names()[0]
 
 
-def _scopes(info: FileInfo) -> list[str | None]:
+def _scopes(outline: Outline, refs: Refs | None) -> list[str | None]:
     """The innermost function around each row (its qualname), None at module level."""
-    rows: list[str | None] = [None] * (info.outline.line_count + 1)
-    functions = sorted((d for d in info.outline.decls
+    rows: list[str | None] = [None] * (outline.line_count + 1)
+    functions = sorted((d for d in outline.decls
                         if d.body is not None and d.kind in ("function", "method")),
                        key=lambda d: d.span.start_row)
     for d in functions:  # later starts are nested deeper: they overwrite their parents
         for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
             rows[r] = d.qualname
     return rows
+
+
+def _rows(outline: Outline, refs: Refs | None) -> list[Decl | None]:
+    """The innermost declaration of each row (the later of equal ones)."""
+    rows: list[Decl | None] = [None] * (outline.line_count + 1)
+    # larger first, so the innermost (and of equal ones the later) is written last
+    for d in sorted(outline.decls, key=lambda d: d.span.start_row - d.span.last_row):
+        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
+            rows[r] = d
+    return rows
+
+
+def _bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Binding]]:
+    table: dict[str, list[Binding]] = {}
+    for b in refs.bindings if refs is not None else ():
+        table.setdefault(b.name, []).append(b)
+    return table
 
 
 def module_names(path: str) -> list[str]:
