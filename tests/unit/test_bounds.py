@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +35,33 @@ def test_decoded_tables_past_the_limit_go_back_to_their_payload(
     assert sum(t.decoded for t in all_tables) <= 11
     assert hot.decoded
     assert [d.name for d in all_tables[5].outline.decls] == ["f5"]  # decodes again
+
+
+def test_tables_derived_from_decoded_ones_go_when_they_are_released(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A derived table (row -> declaration) is computed once while its tables stay decoded,
+    and goes back with them: it holds their declarations, which must not outlive them."""
+    monkeypatch.setattr(tables_mod, "DECODED_LIMIT", 10)
+    monkeypatch.setattr(tables_mod, "_decoded", tables_mod.deque())
+    computed: list[str] = []
+
+    class Names(list[str]):  # (a list that can be referred to weakly)
+        pass
+
+    def names(outline: Any, refs: Any) -> list[str]:
+        computed.append(outline.decls[0].name)
+        return Names(d.name for d in outline.decls)
+
+    first, *rest = [_packed(i) for i in range(40)]
+    assert first.derived("names", names) == ["f0"] == first.derived("names", names)
+    assert computed == ["f0"]
+    held = weakref.ref(first.derived("names", names))
+    for t in rest:  # first's turn comes: released, with what was derived from it
+        t.derived("names", names)
+        t.derived("names", names)
+    gc.collect()
+    assert not first.decoded and held() is None
+    assert first.derived("names", names) == ["f0"] and computed.count("f0") == 2
 
 
 def test_tables_made_here_count_among_the_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,7 +178,6 @@ def test_a_cold_scan_on_this_process_builds_the_converters_before_ready(tmp_path
     import asyncio
     import time
     from collections.abc import Callable
-    from typing import Any
 
     from ctxls import engine as engine_mod
 
