@@ -293,7 +293,8 @@ class Engine:
                 counting, compiling = self._warm_up(plan)
             elif misses:
                 steps: list[Callable[[], object]] = [
-                    *self._converters(), functools.partial(tokenizer, ws.options.encoding)]
+                    *self._converters(), *_globs(plan),
+                    functools.partial(tokenizer, ws.options.encoding)]
                 counting = loop.run_in_executor(None, _run, steps)
             done = len(hits)
             async for entries in self._index(misses):
@@ -535,13 +536,19 @@ def _load_languages(plan: list[tuple[str, str]], roots: list[str],
               for system in sorted(systems) for root in roots]
     steps += [functools.partial(lang.compiled, name)
               for lang in langs.values() for name in ("refs", "scan")]
-    # (which files are tests: the first window asks it of hundreds)
-    steps += [functools.partial(languages.is_test_path, f"x{ext}") for ext in counts]
+    steps += _globs(plan)
     steps += then or []
     for step in steps:
         _pause(busy)
         with contextlib.suppress(Exception):  # (a request meets the same error later)
             step()
+
+
+def _globs(plan: list[tuple[str, str]]) -> list[Callable[[], object]]:
+    """Steps that compile each language's test and generated-file globs (the first window
+    asks them of hundreds of files)."""
+    exts = {os.path.splitext(rel)[1].lower() for rel, _ in plan}
+    return [functools.partial(languages.warm_globs, f"x{ext}") for ext in sorted(exts)]
 
 
 def _run(steps: list[Callable[[], object]]) -> object:

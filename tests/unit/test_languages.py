@@ -392,11 +392,19 @@ def _by_fnmatch(globs: tuple[str, ...], path: str) -> bool:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["test", "tests", "spec", "src", "a", "_", ".", "-", "/",
-                                 "py", "go", "rs", "ts", "java", "c", "php", "Test", "s"]),
+                                 "py", "go", "rs", "ts", "java", "c", "php", "Test", "s",
+                                 "pb2", "pb", "grpc", "pyi", "g", "min", "js", "bundle",
+                                 "Designer", "AssemblyInfo", "cs"]),
                 min_size=1, max_size=8).map("".join))
 def test_test_globs_match_as_fnmatch_does_for_every_language(path: str) -> None:
-    """The compiled test globs answer as each glob on its own would (fnmatch, case kept)."""
+    """The compiled test and generated-file globs answer as each glob on its own would
+    (fnmatch, case kept)."""
     for name in languages.registry():
         spec = languages.spec_for(f"x{next(iter(lang(name).extensions))}")
         globs = spec.tests.files if spec is not None else ()
         assert languages._matches_tests(globs, path) == _by_fnmatch(globs, path), (name, path)
+        made = lang(name).generated_files  # (globs of names alone)
+        pattern = languages.globs_pattern(made)
+        file_name = path.rsplit("/", 1)[-1]
+        assert bool(pattern and pattern.match(file_name)) == any(
+            fnmatch.fnmatchcase(file_name, g) for g in made), (name, path)

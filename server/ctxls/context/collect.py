@@ -43,6 +43,8 @@ from ctxls.syntax.symbols import enclosing, first_mention
 INTENTS = ("edit", "rename", "state", "review")
 ASKED = "`target.symbol`, `target.position` or `target.line`"
 
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # (compiled here, not by the first window)
+
 
 def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     if params.intent not in INTENTS:
@@ -63,8 +65,7 @@ def collect(snap: Snapshot, params: p.ConstructParams) -> Collected:
     out.target = f"{v.loc.path}::{decl.qualname}"
     out.notes.extend(v.notes)
     info = snap.info(str(v.loc.abspath))
-    file_words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*",
-                                v.data.decode("utf-8", errors="replace")))
+    file_words = set(WORD.findall(v.data.decode("utf-8", errors="replace")))
     core(out.items, params)
     clock = _Clock(out.timings)
     deps = dependencies(snap.refs, info.key, decl, v.lines) if info is not None else []

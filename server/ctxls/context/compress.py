@@ -17,6 +17,8 @@ from ctxls.context.model import Text
 
 NUMBERED = re.compile(r"^\s*(\d+) \| ")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# (compiled here, not by the first window: a server's first request compiled a dozen)
+PARTS = re.compile(r"_|(?<=[a-z])(?=[A-Z])")
 
 
 def terms(*texts: str) -> frozenset[str]:
@@ -25,7 +27,7 @@ def terms(*texts: str) -> frozenset[str]:
     for text in texts:
         for w in WORD.findall(text):
             out.add(w.lower())
-            out.update(p.lower() for p in re.split(r"_|(?<=[a-z])(?=[A-Z])", w) if len(p) > 2)
+            out.update(p.lower() for p in PARTS.split(w) if len(p) > 2)
     return frozenset(out)
 
 

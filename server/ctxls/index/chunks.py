@@ -14,12 +14,12 @@ lines and outline in, chunks out.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 from collections.abc import Callable
 
 import attrs
 
+from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Decl, Outline
 
@@ -59,7 +59,8 @@ def generated(path: str, data: bytes, lang: Language | None) -> bool:
     if lang is None:
         return False
     name = path.rsplit("/", 1)[-1]
-    if any(fnmatch.fnmatchcase(name, pat) for pat in lang.generated_files):
+    by_name = languages.globs_pattern(lang.generated_files)
+    if by_name is not None and by_name.match(name):
         return True
     head = data[:SNIFF].decode("utf-8", errors="replace")
     return any(marker in head for marker in lang.generated_markers)

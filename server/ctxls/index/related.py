@@ -23,6 +23,10 @@ from ctxls.syntax.outline import Decl
 # files judged for a caller's own callers (a test two hops away): bounded, as a window's
 # call sites are (context/limits.py MAX_CALLER_FILES)
 HOP_FILES = 100
+# (compiled here, not by the first window)
+IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+ATTRIBUTE = re.compile(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)")
+OWN_ATTRIBUTE = re.compile(r"\b(?:self|cls)\.([A-Za-z_][A-Za-z0-9_]*)")
 
 
 class TestHit(NamedTuple):
@@ -142,7 +146,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
             else:
                 add(found, "call", call.row)
     body = "\n".join(lines[first : last + 1])
-    words = set(re.findall(r"\b[A-Za-z_][A-Za-z0-9_]*\b", body))
+    words = set(IDENTIFIER.findall(body))
     for d in info.outline.decls:
         if not d.parents and d.name in words:  # named, not called: a value, a class in
             add((info, d), "constant" if d.kind in ("variable", "constant", "type")
@@ -156,7 +160,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
             add(index.class_named(info, word, decl), "name", first)
     bound = {imp.local for imp in info.refs.imports}
     modules: dict[str, FileInfo | None] = {}
-    for head, attr in sorted(set(re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", body))):
+    for head, attr in sorted(set(ATTRIBUTE.findall(body))):
         if head in bound:  # ``module.name``: what the module defines or re-exports
             if head not in modules:
                 modules[head] = index.module_of(info, head)
@@ -165,7 +169,7 @@ def dependencies(index: RefIndex, key: str, decl: Decl, lines: list[str]) -> lis
                 add(index.export(mod, attr), "attribute", first)
     cls = enclosing_class(info, decl)
     if cls is not None:
-        for attr in set(re.findall(r"\b(?:self|cls)\.([A-Za-z_][A-Za-z0-9_]*)", body)):
+        for attr in set(OWN_ATTRIBUTE.findall(body)):
             member = next((d for d in info.outline.decls
                            if d.qualname == f"{cls.qualname}.{attr}"), None)
             if member is not None:

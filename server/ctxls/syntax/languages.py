@@ -132,10 +132,24 @@ def _test_patterns(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | None,
                                                    re.Pattern[str] | None]:
     """One expression for the globs of names and one for those of paths: a window asks
     hundreds of files (a C test runner's) whether they are tests, five globs each."""
-    def joined(pats: list[str]) -> re.Pattern[str] | None:
-        return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in pats)) \
-            if pats else None
-    return (joined([p for p in globs if "/" not in p]), joined([p for p in globs if "/" in p]))
+    return (globs_pattern(tuple(p for p in globs if "/" not in p)),
+            globs_pattern(tuple(p for p in globs if "/" in p)))
+
+
+@lru_cache(maxsize=64)
+def globs_pattern(globs: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One expression that matches what any of ``globs`` matches (``fnmatchcase``)."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in globs)) \
+        if globs else None
+
+
+def warm_globs(path: str) -> None:
+    """Compile the test and generated-file globs of ``path``'s language (the first window
+    asks them of hundreds of files)."""
+    spec = spec_for(path)
+    if spec is not None:
+        _test_patterns(spec.tests.files)
+        globs_pattern(spec.generated_files)
 
 
 def is_test_path(path: str) -> bool:

@@ -9,6 +9,8 @@ from ctxls.syntax.outline import Decl, Outline
 
 SCOPE_KINDS = frozenset({"impl"})  # containers that scope members but define nothing
 
+PROTOTYPE = re.compile(r"\.prototype\.")
+
 
 def _describe(d: Decl) -> str:
     return f"{d.qualname} ({d.kind}, line {d.span.start_row + 1})"
@@ -18,7 +20,7 @@ def spellings(name: str) -> list[str]:
     """A name as the language writes it, then as outlines qualify it: Ruby's
     ``Rack::Auth::Basic#call``, JavaScript's ``View.prototype.resolve``, and a Go or Java
     name led by its package (``pkg.Type.Method``)."""
-    dotted = re.sub(r"\.prototype\.", ".", name.replace("::", ".").replace("#", "."))
+    dotted = PROTOTYPE.sub(".", name.replace("::", ".").replace("#", "."))
     out = [name, dotted]
     parts = dotted.split(".")
     out += [".".join(parts[i:]) for i in range(1, len(parts) - 1)]  # leading packages dropped
