@@ -297,17 +297,18 @@ class Engine:
                     functools.partial(tokenizer, ws.options.encoding)]
                 counting = loop.run_in_executor(None, _run, steps)
             done = len(hits)
+            # A scan that parses most of its files files their names as the batches come
+            # (beside the worker processes' parse), so the request that waited for the
+            # index does not file them (libuv: 6 of its first window's 15 ms). A warm
+            # start files what it restored after ready, which ctx/status need not wait for.
+            file_now = sum(1 for e in hits if e.tables is not None) <= len(misses)
             async for entries in self._index(misses):
                 ws.add(entries)
+                if file_now:
+                    ws.refs.settle()
                 fresh.extend(entries)
                 done += len(entries)
                 self.listener.scan_progress(done, len(plan))
-            if sum(1 for e in hits if e.tables is not None) <= len(fresh):
-                # A scan that parsed most of its files files their names before ready:
-                # the request that waited for it would file them (libuv: 6 of its first
-                # window's 15 ms). A warm start files what it restored after ready, which
-                # ctx/status need not wait for.
-                ws.refs.settle()
             log.info("indexed %d files (%d from the cache) in %.2f s: listing %.2f s, "
                      "cache %.2f s, parsing %.2f s", done, len(hits),
                      time.perf_counter() - started, listed - started, restored - listed,
