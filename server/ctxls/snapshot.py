@@ -113,20 +113,25 @@ class View:
 class Listing:
     """Facts over every listed file, worked out once per version of the workspace's
     entries: the workspace copies that dict before changing it once a snapshot holds it, so
-    the same dict is the same files (57,000 files: 40 ms a pass, and a window made two)."""
+    the same dict is the same files (57,000 files: 40 ms a pass, and a window made two). A
+    fact that can be brought up to date from the files added and removed since is (the
+    basenames: 18 ms a pass, paid by the first window after every change)."""
 
     def __init__(self) -> None:
-        self._memo: tuple[Mapping[str, FileEntry] | None, dict[str, object]] = (None, {})
+        # kind -> (the entries it was worked out for, the fact)
+        self._memo: dict[str, tuple[Mapping[str, FileEntry], object]] = {}
 
     def of(self, entries: Mapping[str, FileEntry], kind: str,
-           make: Callable[[Mapping[str, FileEntry]], T]) -> T:
-        held, memo = self._memo
-        if held is not entries:
-            memo = {}
-            self._memo = (entries, memo)
-        if kind not in memo:
-            memo[kind] = make(entries)
-        return memo[kind]  # type: ignore[return-value]
+           make: Callable[[Mapping[str, FileEntry]], T],
+           patch: Callable[[T, Mapping[str, FileEntry], Mapping[str, FileEntry]], T] | None
+           = None) -> T:
+        held = self._memo.get(kind)
+        if held is not None and held[0] is entries:
+            return held[1]  # type: ignore[return-value]
+        value = make(entries) if held is None or patch is None else patch(
+            held[1], held[0], entries)  # type: ignore[arg-type]
+        self._memo[kind] = (entries, value)
+        return value
 
 
 def _unindexed(entries: Mapping[str, FileEntry]) -> Counter[str | None]:
@@ -137,6 +142,27 @@ def _basenames(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for key in entries:
         found.setdefault(key[key.rfind("/") + 1 :], []).append(key)
+    return found
+
+
+def _basenames_since(found: dict[str, list[str]], old: Mapping[str, FileEntry],
+                     new: Mapping[str, FileEntry]) -> dict[str, list[str]]:
+    """``_basenames(new)`` from ``found``, which is ``_basenames(old)``: a copy with the
+    names of the files added and removed since changed (the sets are taken in C)."""
+    added, removed = new.keys() - old.keys(), old.keys() - new.keys()
+    if len(added) + len(removed) > len(new) // 4:
+        return _basenames(new)
+    found = dict(found)  # (``found`` is still another snapshot's answer)
+    for key in removed:
+        name = key[key.rfind("/") + 1 :]
+        keys = [k for k in found.get(name, ()) if k != key]
+        if keys:
+            found[name] = keys
+        else:
+            found.pop(name, None)
+    for key in added:
+        name = key[key.rfind("/") + 1 :]
+        found[name] = [*found.get(name, ()), key]
     return found
 
 
@@ -215,7 +241,8 @@ class Snapshot:
 
     def named(self, basename: str) -> list[str]:
         """The listed files with this name, in path order."""
-        keys = self._listing.of(self._entries, "basenames", _basenames).get(basename, [])
+        keys = self._listing.of(self._entries, "basenames", _basenames,
+                                _basenames_since).get(basename, [])
         fresh = [k for k in self.fresh if k not in self._entries
                  and k.rsplit("/", 1)[-1] == basename]
         return sorted([*keys, *fresh])
