@@ -83,3 +83,25 @@ def test_a_lookup_decodes_only_the_declaring_files_and_follows_changes(tmp_path:
     index.remove(old.key)
     assert index._globals().get("class:Journal") == []
     assert "Journal" not in index.declared_by
+
+
+def test_a_removal_takes_out_what_was_filed_though_the_old_payload_now_reads_otherwise(
+        tmp_path: Path) -> None:
+    """A restored file's payload is read lazily; by the time its file changes, that read may
+    give the new text's tables. The names filed for it are taken out all the same, so a
+    name filed again later is filed once (a duplicate made `global_function` see two)."""
+    (tmp_path / "a.rb").write_text("class Old\nend\n")
+    ws = _workspace(tmp_path)
+    index = ws.refs
+    old = index.files[str(tmp_path / "a.rb")]
+    (tmp_path / "a.rb").write_text("class New\nend\n")
+    (new_entry,) = index_batch(Workspace([tmp_path]).scan_plan(), 1 << 20)
+    old.tables.release(encode_first=True)
+    old.tables._payload = new_entry.tables.payload()  # (what a lazy read finds now)
+    index.put(FileInfo(old.key, old.path, new_entry.tables))
+    assert "Old" not in index.declared_by
+    (tmp_path / "a.rb").write_text("class Old\nend\n")
+    (again,) = index_batch(Workspace([tmp_path]).scan_plan(), 1 << 20)
+    index.put(FileInfo(old.key, old.path, again.tables))
+    assert index.declared_by["Old"] == [old.key]
+    assert len(index._globals().get("class:Old")) == 1

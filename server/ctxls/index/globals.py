@@ -62,7 +62,7 @@ class Globals(Generic[F]):
         kind, _, rest = key.partition(":")
         wanted, _, name = rest.partition(":") if kind in ("decl", "fn") else ("", "", rest)
         found: list[tuple[F, Decl]] = []
-        for k in index.declared_by.get(re.split(r"[.]|::", name)[-1], ()):
+        for k in dict.fromkeys(index.declared_by.get(re.split(r"[.]|::", name)[-1], ())):
             f = index.files.get(k)
             if f is None:
                 continue

@@ -86,6 +86,7 @@ class RefIndex:
         # declared name -> keys, of the files whose module system makes names global (C's
         # functions, PHP's and Ruby's classes): any file may mean them (``_globals``)
         self.declared_by: dict[str, list[str]] = {}
+        self._declared: dict[str, tuple[str, ...]] = {}  # key -> its names in declared_by
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
         self._imported: dict[str, tuple[Tables, frozenset[str]]] = Recent()
@@ -161,8 +162,11 @@ class RefIndex:
             self._members_of(mod).append(info.key)
         for mod, _ in system.rooted_names(info.path):
             self._members_of(mod, "rooted").append(info.key)
-        for name in _global_names(info):
+        declared = _global_names(info)
+        for name in declared:
             self._members_of(name, "declared_by").append(info.key)
+        if declared:  # (what a removal takes out: the old payload may be gone by then)
+            self._declared[info.key] = declared
         mine = self._owned is None  # no view shares the sets: a start files 500,000 names
         for name in info.tables.names.split("\n") if info.tables.names else ():
             keys = self.by_name.get(name) if mine else None
@@ -214,7 +218,7 @@ class RefIndex:
             return
         for table, mods in (("modules", module_names(old.path)),
                             ("rooted", [m for m, _ in _system(old.path).rooted_names(old.path)]),
-                            ("declared_by", _global_names(old))):
+                            ("declared_by", self._declared.pop(key, ()))):
             for mod in mods:
                 if key in getattr(self, table).get(mod, ()):
                     members = self._members_of(mod, table)
