@@ -412,7 +412,9 @@ def test_c_includes_look_for_the_header_among_the_indexed_files(tmp_path: Path) 
     index.put(ledger)
     (imp,) = ledger.refs.imports
     assert index.absolute(ledger, imp) == "cache"  # not indexed: the path as written
+    assert "billing/cache" not in index.imported_modules(ledger)
     index.put(info("billing/cache.h", "int evict(void);\n"))
+    assert "billing/cache" in index.imported_modules(ledger)  # (the includer unchanged)
     assert index.absolute(index.files[ledger.key], imp) == "billing/cache"
     assert "billing/cache" in index.imported_modules(index.files[ledger.key])
     (tmp_path / "billing" / "cache.h").unlink()  # the index, not the disk, is asked

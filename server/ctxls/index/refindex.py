@@ -89,12 +89,14 @@ class RefIndex:
         self._declared: dict[str, tuple[str, ...]] = {}  # key -> its names in declared_by
         # Derived per file, shared by the index and its views: (tables, value), so a value
         # computed from an older version of a file is never taken for the current one.
-        self._imported: dict[str, tuple[Tables, frozenset[str]]] = Recent()
+        # (tables, modules, ``_listed``): C's includes name the header the index holds
+        self._imported: dict[str, tuple[Tables, frozenset[str], int]] = Recent()
         self._memo = Memo()
         # (index version, value): a value that reads other files is stale after any change
         self._traits: dict[str, tuple[int, list[tuple[FileInfo, Decl]]]] = Recent()
         self._exports: dict[str, tuple[int, Tops[FileInfo], Tables]] = Recent()
         self._version = 0
+        self._listed = 0  # changes when a file joins or leaves the index (not when it changes)
         self._shared = False  # a view holds the current tables
         self._owned: set[str] | None = None  # names and modules copied since; None: all
         self.view = False
@@ -155,7 +157,10 @@ class RefIndex:
                 self.put(info)
 
     def put(self, info: FileInfo) -> None:
-        self.remove(info.key)  # (settles first)
+        self.settle()
+        if info.key not in self.files:
+            self._listed += 1
+        self.remove(info.key, replacing=True)
         self.files[info.key] = info
         system = _system(info.path)
         for mod in system.module_names(info.path):
@@ -174,15 +179,16 @@ class RefIndex:
 
     def imported_modules(self, info: FileInfo) -> frozenset[str]:
         """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
-        import c``), kept until the file changes: test discovery asks for all test files."""
+        import c``), kept until the file changes or a file joins or leaves the index (a C
+        include names the header the index holds): test discovery asks for all test files."""
         cached = self._imported.get(info.key)
-        if cached is not None and cached[0] is info.tables:
+        if cached is not None and cached[0] is info.tables and cached[2] == self._listed:
             return cached[1]
         found = frozenset(m for i in info.imports
                           for a in (self.absolute(info, i),)
                           for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
                           if m)
-        self._imported[info.key] = (info.tables, found)
+        self._imported[info.key] = (info.tables, found, self._listed)
         return found
 
     def scopes(self, info: FileInfo) -> list[str | None]:
@@ -208,7 +214,7 @@ class RefIndex:
         rows = info.tables.derived("rows", _rows)
         return rows[row] if 0 <= row < len(rows) else at_row(info.outline, row)
 
-    def remove(self, key: str) -> None:
+    def remove(self, key: str, replacing: bool = False) -> None:
         self.settle()
         self._own()
         self._version += 1
@@ -216,6 +222,8 @@ class RefIndex:
         old = self.files.pop(key, None)
         if old is None:
             return
+        if not replacing:
+            self._listed += 1
         for table, mods in (("modules", module_names(old.path)),
                             ("rooted", [m for m, _ in _system(old.path).rooted_names(old.path)]),
                             ("declared_by", self._declared.pop(key, ()))):
