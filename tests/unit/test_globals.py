@@ -11,15 +11,7 @@ from ctxls.index.refindex import FileInfo, RefIndex, _system
 from ctxls.index.scan import index_batch
 from ctxls.syntax.outline import Decl
 from ctxls.workspace import Workspace
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def _workspace(root: Path) -> Workspace:
-    ws = Workspace([root])
-    ws.add(index_batch(ws.scan_plan(), 1 << 20))  # (packed, as a scan's workers send them)
-    ws.refs.settle()
-    return ws
+from tests.unit.test_tops import FIXTURES, _workspace
 
 
 def _every_key(index: RefIndex) -> dict[str, list[tuple[str, Decl]]]:
