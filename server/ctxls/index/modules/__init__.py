@@ -95,7 +95,7 @@ class ModuleSystem:
         """The absolute module that an import of ``module`` (as written, after ``level``
         leading dots) in the file at ``path`` names; ``root`` is the workspace's folder;
         ``indexed`` tells whether a workspace-relative path is a file of the index (None:
-        look on disk)."""
+        no file is known)."""
         return module
 
     def relative_level(self, source: str) -> int:

@@ -31,15 +31,13 @@ class CIncludes(ModuleSystem):
 
     def absolute(self, module: str, level: int, path: str, root: str,
                  indexed: Indexed | None = None) -> str:
-        """``"cache.h"`` in ``billing/ledger.c`` is ``billing/cache`` when that file exists
-        (in the index, when given one: a test runner's hundreds of test files asked the
-        disk six times per include on the first window), else the path as written (below
-        the root or an include folder)."""
+        """``"cache.h"`` in ``billing/ledger.c`` is ``billing/cache`` when the index holds
+        that file (the disk is not asked: test discovery stat'ed six paths per include of
+        every test file), else the path as written (below the root or an include folder)."""
         stem = posixpath.splitext(module)[0]
         beside = posixpath.normpath(posixpath.join(posixpath.dirname(path), stem))
-        exists = indexed or (lambda rel: posixpath.isfile(f"{root}{rel}"))
-        if not beside.startswith("..") and any(
-                exists(f"{beside}{ext}")
+        if indexed is not None and not beside.startswith("..") and any(
+                indexed(f"{beside}{ext}")
                 for ext in (posixpath.splitext(module)[1], *HEADER_EXTENSIONS)):
             return beside
         return posixpath.normpath(stem)
