@@ -6,6 +6,7 @@ the scan and after each edit. Resolving them to declarations is ``index/resolve.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -49,6 +50,10 @@ class Refs(NamedTuple):
 
 
 EMPTY = Refs((), (), (), (), (), ())
+# A NamedTuple's own constructor is a Python function; a cold scan makes a call or a binding
+# for most of its query's matches.
+_call = functools.partial(tuple.__new__, Call)
+_binding = functools.partial(tuple.__new__, Binding)
 
 
 def _text(node: ts.Node) -> str:
@@ -94,7 +99,25 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     internal: list[str] = []
     system = modules.named(lang.module_system)
     for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
-        if "import.module" in caps:
+        # Calls and bindings first: most matches are one or the other, and no pattern
+        # captures either beside another kind's first capture.
+        if "call.name" in caps:
+            node = caps["call.name"][0]
+            obj = caps.get("call.object")
+            row, col = node.start_point
+            calls.append(_call((row, col, node.end_point.column, _text(node),
+                                _path(_text(obj[0])) if obj else None)))
+        elif "bind.name" in caps:
+            node = caps["bind.name"][0]
+            typed = caps.get("bind.type")
+            name = _text(node)
+            if "bind.self" in caps:
+                name = f"{_text(caps['bind.self'][0])}.{name}"
+            elif "bind.member" in caps and lang.self_names:
+                name = f"{lang.self_names[0]}.{name}"
+            bindings.append(_binding((node.start_point.row, name,
+                                      _path(_text(typed[0])) if typed else "")))
+        elif "import.module" in caps:
             node = caps["import.module"][0]
             dotted = ".".join(_path(_text(n)) for n in (*caps.get("import.prefix", ()), node))
             alias = caps.get("import.alias")
@@ -131,22 +154,6 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
             name = _text(caps["import.name"][0])
             alias = caps.get("import.alias")
             imports.append(Import(_text(alias[0]) if alias else name, module, name, level, row))
-        elif "call.name" in caps:
-            node = caps["call.name"][0]
-            obj = caps.get("call.object")
-            calls.append(Call(node.start_point.row, node.start_point.column,
-                              node.end_point.column, _text(node),
-                              _path(_text(obj[0])) if obj else None))
-        elif "bind.name" in caps:
-            node = caps["bind.name"][0]
-            typed = caps.get("bind.type")
-            name = _text(node)
-            if "bind.self" in caps:
-                name = f"{_text(caps['bind.self'][0])}.{name}"
-            elif "bind.member" in caps and lang.self_names:
-                name = f"{lang.self_names[0]}.{name}"
-            bindings.append(Binding(node.start_point.row, name,
-                                    _path(_text(typed[0])) if typed else ""))
         elif "returns.name" in caps:
             returns.append((caps["returns.name"][0].start_point.row,
                             _text(caps["returns.type"][0])))

@@ -107,16 +107,25 @@ def _blank(data: bytes) -> bool:
 
 
 def _starts_line(node: ts.Node, lines: LineIndex) -> bool:
-    p = node.start_point
-    return _blank(lines.line(p.row)[: p.column])
+    # (from byte offsets: a node's points are new objects each time they are read, and
+    # every body of a cold scan asks this of its first children)
+    data, start = lines.data, node.start_byte
+    return _blank(data[data.rfind(b"\n", 0, start) + 1 : start])
 
 
 def _ends_line(node: ts.Node, lines: LineIndex) -> bool:
     """Nothing but a separator (``,`` ``;``) follows the node on its last line."""
-    p = node.end_point
-    if p.column == 0 and p.row > node.start_point.row:
+    data, end = lines.data, node.end_byte
+    if end > node.start_byte and data[end - 1 : end] == b"\n":  # ends at a line's start
         return True
-    return lines.line(p.row)[p.column :].strip() in (b"", b",", b";")
+    stop = data.find(b"\n", end)
+    return data[end : stop if stop >= 0 else len(data)].strip() in (b"", b",", b";")
+
+
+def _last_row(node: ts.Node) -> int:
+    """The last row holding text of the node (``Span.last_row``)."""
+    end = node.end_point
+    return end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
 
 
 def _rows(node: ts.Node) -> tuple[int, int]:
@@ -145,12 +154,15 @@ def _body(
     if lo > hi:
         return None
     first, last = kids[lo], kids[hi]
-    stmt = next((k for k in kids[lo : hi + 1] if k.type not in lang.comment_nodes), first)
+    i = lo
+    while i <= hi and kids[i].type in lang.comment_nodes:
+        i += 1
+    stmt = kids[i] if i <= hi else first
     p = stmt.start_point
     indent = lines.line(p.row)[: p.column].decode("utf-8", errors="replace")
     return Body(
         first=first.start_point.row,
-        last=_rows(last)[1],
+        last=_last_row(last),
         indent=indent,
         doc=_rows(doc) if doc is not None and doc.start_point.row >= first.start_point.row
         else None,
