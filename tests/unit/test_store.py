@@ -116,6 +116,32 @@ def test_the_payload_codec_round_trips_every_fixture() -> None:
     assert seen >= 20
 
 
+def test_a_files_equal_strings_decode_as_one_object(tmp_path: Path) -> None:
+    """Names a file repeats (calls, parents, kinds, indents) are written once in its
+    payload and decode as one object each; the tables stay equal to what was encoded."""
+    from ctxls.index.tables import pack, unpack
+
+    src = "class Ledger:\n" + "".join(
+        f"    def m{i}(self):\n        log(self.total)\n        log(x)\n" for i in range(30))
+    (tmp_path / "ledger.py").write_text(src)
+    tables = index_file("ledger.py", str(tmp_path / "ledger.py"), 1 << 20).tables
+    assert tables is not None and tables.refs is not None
+    outline, refs = tables.outline, tables.refs
+    # (fresh from the parse, each is its own object)
+    assert len({id(c.name) for c in refs.calls}) == len(refs.calls) == 60
+    back_outline, back_refs = unpack(pack(outline, refs))
+    assert (back_outline, back_refs) == (outline, refs)
+    assert back_refs is not None
+    assert len({id(c.name) for c in back_refs.calls}) == 1  # every call is to `log`
+    methods = [d for d in back_outline.decls if d.kind == "method"]
+    assert len(methods) == 30
+    assert len({id(d.parents) for d in methods}) == 1
+    assert len({id(d.kind) for d in methods}) == 1
+    assert len({id(d.body.indent) for d in methods if d.body}) == 1
+    assert methods[0].parents[0] is back_outline.decls[0].qualname
+    assert pack(outline, refs).count(b"log") == 1  # written once, for sixty calls
+
+
 def test_one_scan_pass_equals_the_two_separate_queries() -> None:
     """The scan runs outline.scm and references.scm as one query; its tables must be the
     ones each query gives alone (the path edits and open documents take)."""

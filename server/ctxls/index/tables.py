@@ -43,11 +43,39 @@ def _rows(cls: type[T], cols: Iterable[tuple[Any, ...]]) -> tuple[T, ...]:
     return tuple(map(make, zip(*cols, strict=True)))
 
 
-def _decls_enc(decls: Sequence[Decl]) -> list[Any]:
+# Equal strings (and tuples of them) of one file made one object before pickling: pickle
+# writes an object it has already written as a reference, and loads it once. A file names
+# the same calls, parents, kinds and indents over and over (jsoup: 110,000 strings in its
+# tables, 26,000 distinct per file), each otherwise its own object once decoded.
+Memo = dict[Any, Any]
+
+
+def _shared(values: Iterable[Any], memo: Memo) -> tuple[Any, ...]:
+    values = tuple(values)
+    return tuple(map(memo.setdefault, values, values))
+
+
+def _shared_tuples(values: Sequence[tuple[Any, ...]], memo: Memo) -> tuple[Any, ...]:
+    # (each distinct tuple rebuilt once: most declarations share their parents)
+    made = {v: _shared(v, memo) for v in set(values)}
+    return tuple(map(made.__getitem__, values))
+
+
+_TEXT_FIELDS = tuple(Decl._fields.index(f) for f in ("name", "qualname", "kind", "doc"))
+_TUPLE_FIELDS = tuple(Decl._fields.index(f) for f in ("parents", "decorators"))
+
+
+def _decls_enc(decls: Sequence[Decl], memo: Memo) -> list[Any]:
     cols: list[Any] = _cols(decls, len(Decl._fields))
     for i in _SPAN_FIELDS:
         cols[i] = _cols(cols[i], 4)
-    cols[_BODY_FIELD] = tuple(None if b is None else tuple(b) for b in cols[_BODY_FIELD])
+    cols[_BODY_FIELD] = tuple(
+        None if b is None else (b.first, b.last, memo.setdefault(b.indent, b.indent), b.doc,
+                                b.members) for b in cols[_BODY_FIELD])
+    for i in _TEXT_FIELDS:
+        cols[i] = _shared(cols[i], memo)
+    for i in _TUPLE_FIELDS:
+        cols[i] = _shared_tuples(cols[i], memo)
     return cols
 
 
@@ -59,15 +87,25 @@ def _decls_dec(cols: list[Any]) -> tuple[Decl, ...]:
     return _rows(Decl, cols)
 
 
+def _refs_enc(refs: Refs, memo: Memo) -> tuple[Any, ...]:
+    imports, calls, bindings = (_cols(refs.imports, 5), _cols(refs.calls, 5),
+                                _cols(refs.bindings, 3))
+    for cols, texts in ((imports, (0, 1, 2)), (calls, (3, 4)), (bindings, (1, 2))):
+        for i in texts:
+            cols[i] = _shared(cols[i], memo)
+    bases = tuple((row, _shared(names, memo)) for row, names in refs.bases)
+    returns = tuple((row, memo.setdefault(t, t)) for row, t in refs.returns)
+    return imports, calls, bindings, bases, returns, _shared(refs.internal, memo)
+
+
 def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
-    o = (outline.language, outline.line_count, _decls_enc(outline.decls),
-         tuple(h.kind for h in outline.header), _cols([h.span for h in outline.header], 4),
+    memo: Memo = {}
+    o = (outline.language, outline.line_count, _decls_enc(outline.decls, memo),
+         _shared((h.kind for h in outline.header), memo),
+         _cols([h.span for h in outline.header], 4),
          tuple(map(tuple, outline.blocks)), _cols(outline.errors, 4),
-         _decls_enc(outline.shadowed), outline.bodied_types, outline.def_types)
-    r = None if refs is None else (
-        _cols(refs.imports, 5), _cols(refs.calls, 5), _cols(refs.bindings, 3), refs.bases,
-        refs.returns, refs.internal)
-    return o, r
+         _decls_enc(outline.shadowed, memo), outline.bodied_types, outline.def_types)
+    return o, None if refs is None else _refs_enc(refs, memo)
 
 
 def declared(outline: Outline) -> tuple[str, ...]:
