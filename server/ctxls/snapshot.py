@@ -32,7 +32,7 @@ from ctxls.errors import (
     Unreadable,
 )
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, index_file
+from ctxls.index.scan import FileEntry, index_file, packed
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
 from ctxls.paths import Escaped, Located, close_paths, locate, read_inside, target_file
@@ -311,7 +311,7 @@ class Snapshot:
                                keep_data=True)
             if entry.language is not None:  # (the index keeps no text: it is read again
                 # when shown; kept, every file a long session read stayed in memory)
-                keep(str(loc.abspath), attrs.evolve(entry, data=None))
+                keep(str(loc.abspath), attrs.evolve(packed(entry), data=None))
         return entry
 
     # ---- what requests share -----------------------------------------------------------

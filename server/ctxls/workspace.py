@@ -22,7 +22,7 @@ from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
 from ctxls.index import modules
 from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, index_file, walk
+from ctxls.index.scan import FileEntry, index_file, packed, walk
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
 from ctxls.index.store import IndexStore, Store, default_dir, warm
@@ -159,8 +159,8 @@ class Workspace:
         if found is None:
             return
         (todo, gone) = found
-        self.apply([index_file(rel, key, self.options.max_file_bytes) for rel, key in todo],
-                   gone)
+        self.apply([packed(index_file(rel, key, self.options.max_file_bytes))
+                    for rel, key in todo], gone)
 
     def changed_files(self, uris: list[str]) -> tuple[list[tuple[str, str]], list[str]] | None:
         """What changes on disk ask of the index: (files to index again as (relative, absolute)
