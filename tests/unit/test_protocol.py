@@ -32,3 +32,23 @@ def test_notifications_leave_no_futures_behind(tmp_path: Path) -> None:
 
     before, after = asyncio.run(run())
     assert after == before
+
+
+def test_the_warm_up_builds_each_results_hooks_once() -> None:
+    """The warm-up builds a result class's unstructure hooks (and its fields' classes') so
+    that its first answer builds none: cattrs clears its cache whenever it builds a hook
+    for a list type, after which every class's hook was built again at its next use."""
+    from lsprotocol.converters import get_converter
+
+    from ctxls import protocol as p
+    from ctxls.lsp.host import _result_hook
+
+    converter = get_converter()
+    _result_hook(converter, p.DecisionContext)
+    hooks = {cls: converter.get_unstructure_hook(cls)
+             for cls in (p.DecisionContext, p.Obligation, p.RankingInfo)}
+    # a hook built for a list type (as a later answer's would be) clears the cache
+    converter.get_unstructure_hook(list[t.Location])
+    assert all(converter.get_unstructure_hook(cls) is hook for cls, hook in hooks.items())
+    made = converter.get_unstructure_hook(list[t.Position])
+    assert converter.get_unstructure_hook(list[t.Position]) is made  # (the cache works)

@@ -25,6 +25,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 import ctxls
+from ctxls import protocol as p
 from ctxls.engine import REQUESTS, Engine, Listener
 from ctxls.policy import POLICY_PATH
 from ctxls.workspace import Workspace
@@ -182,7 +183,9 @@ class _Progress(Listener):
     def warm_up(self) -> list[Callable[[], object]]:
         """Each ``ctx/*`` result's converter (cattrs builds one per class on first use)."""
         converter = self.ls.protocol._converter
-        return [functools.partial(_result_hook, converter, row.answer) for row in REQUESTS]
+        kinds = [typing.get_type_hints(row.answer).get("return") for row in REQUESTS]
+        return [functools.partial(_result_hook, converter, kind)
+                for kind in (*kinds, p.StatusResult)]
 
     async def scan_started(self, planned: int) -> None:
         self.done, self.finished = (0, planned), False
@@ -222,7 +225,33 @@ class _Progress(Listener):
         self.ls.publish_policy()
 
 
-def _result_hook(converter: cattrs.Converter, answer: Callable[..., Any]) -> None:
-    kind = typing.get_type_hints(answer).get("return")
-    if isinstance(kind, type):
-        converter.get_unstructure_hook(kind)
+def _result_hook(converter: cattrs.Converter, kind: Any) -> None:
+    built: dict[type, Any] = {}
+    _unstructure_hooks(converter, kind, set(), built)
+    # Registered, each class's hook outlives the converter's cache: cattrs clears that
+    # cache whenever it builds a hook for a list type, and every class's hook was then
+    # built again at its next use (a first `ctx/construct` answer after a first
+    # `ctx/status` built its classes' hooks twice: 2 ms of its sending).
+    for kind, hook in built.items():
+        converter.register_unstructure_hook(kind, hook)
+
+
+def _unstructure_hooks(converter: cattrs.Converter, kind: Any, seen: set[Any],
+                       built: dict[type, Any]) -> None:
+    """The hooks of ``kind`` and of every type inside it (a class's own hook leaves those
+    of its optional and union fields to their first use); this package's classes' hooks
+    into ``built``."""
+    if kind is None or kind in seen:
+        return
+    seen.add(kind)
+    try:
+        hook = converter.get_unstructure_hook(kind)
+    except Exception:  # (a type cattrs cannot unstructure ahead: built on first use)
+        return
+    inner: tuple[Any, ...] = typing.get_args(kind)
+    if isinstance(kind, type) and attrs.has(kind):
+        inner += tuple(typing.get_type_hints(kind).values())
+        if kind.__module__.startswith("ctxls."):  # (no subclasses: a registered hook
+            built[kind] = hook                    # serves them too)
+    for part in inner:
+        _unstructure_hooks(converter, part, seen, built)
