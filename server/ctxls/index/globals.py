@@ -10,6 +10,8 @@ from typing import Generic, Protocol, TypeVar
 from ctxls.index.modules import ModuleSystem
 from ctxls.syntax.outline import Decl, Outline
 
+PATH_SEP = re.compile(r"[.]|::")  # between a qualified name's parts
+
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 
 
@@ -62,7 +64,7 @@ class Globals(Generic[F]):
         kind, _, rest = key.partition(":")
         wanted, _, name = rest.partition(":") if kind in ("decl", "fn") else ("", "", rest)
         found: list[tuple[F, Decl]] = []
-        for k in dict.fromkeys(index.declared_by.get(re.split(r"[.]|::", name)[-1], ())):
+        for k in dict.fromkeys(index.declared_by.get(PATH_SEP.split(name)[-1], ())):
             f = index.files.get(k)
             if f is None:
                 continue

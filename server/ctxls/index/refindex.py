@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
 from ctxls.index import modules
-from ctxls.index.globals import CLASS_KINDS, Globals
+from ctxls.index.globals import CLASS_KINDS, PATH_SEP, Globals
 from ctxls.index.memo import Memo, Recent
 from ctxls.index.modules import ModuleSystem
 from ctxls.index.refs import DEFAULT, Binding, Import, Refs
@@ -25,6 +25,8 @@ from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
+GO_PARAM = re.compile(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$")  # (c *Context, ...)
+TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+)*([^\[<]*)")  # &mut Vec<T> -> Vec
 MAX_HOPS = 6  # re-export chains followed at most this deep
 T = TypeVar("T")
 
@@ -392,10 +394,9 @@ class RefIndex:
         expr = expr.strip()
         if expr.startswith("(") and expr.endswith(")"):  # Go (*T, error): the first result
             expr = expr[1:-1].split(",", 1)[0].strip()
-            named = re.match(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$", expr)  # (c *Context, ...)
+            named = GO_PARAM.match(expr)
             expr = named[1] if named else expr
-        expr = re.sub(r"^(?:[&*]|mut\s+|dyn\s+|impl\s+)+", "", expr.strip())
-        expr = re.split(r"[\[<]", expr, maxsplit=1)[0].strip("\"' ")
+        expr = TYPE_NAME.match(expr.strip())[1].strip("\"' ")  # type: ignore[index]  # (all optional: always matches)
         if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
             expr = around.parents[-1]
             for d in info.outline.decls:
@@ -428,7 +429,7 @@ class RefIndex:
         the workspace: not where class names are global and no workspace file declares it."""
         if not _system(info.path).global_classes:
             return True
-        return bool(self._globals().get(f"class:{re.split(r'[.]|::', expr)[-1]}"))
+        return bool(self._globals().get(f"class:{PATH_SEP.split(expr)[-1]}"))
 
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it

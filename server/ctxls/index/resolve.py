@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ctxls.index.globals import CLASS_KINDS
+from ctxls.index.globals import CLASS_KINDS, PATH_SEP
 from ctxls.index.reach import aliases, may_reach, may_use, nearest
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
@@ -362,7 +362,7 @@ def _open_base(index: RefIndex, info: FileInfo, cls: Decl, hops: int = 0) -> str
         for base in bases:
             found = index.class_named(info, base, cls)
             if found is None:
-                if not _external(index, info, re.split(r"\.|::", base)[0]) and \
+                if not _external(index, info, PATH_SEP.split(base)[0]) and \
                         index.may_be_workspace_class(info, base):
                     return base
             elif hops < MAX_HOPS and (deeper := _open_base(index, *found, hops + 1)):

@@ -8,12 +8,15 @@ from the document's own bytes, never from a hard-coded encoding.
 from __future__ import annotations
 
 import bisect
+import codecs
 import operator
 from array import array
 from itertools import accumulate, repeat
 from typing import Literal
 
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
+
+codecs.lookup("utf-16-le")  # (its module is imported at first use: inside a first request)
 
 
 def decode(data: bytes) -> tuple[bytes, bool]:
