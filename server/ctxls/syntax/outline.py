@@ -133,6 +133,20 @@ def _rows(node: ts.Node) -> tuple[int, int]:
     return span.start_row, span.last_row
 
 
+def _closing(node: ts.Node, lang: Language) -> ts.Node | None:
+    """The body's last anonymous child, if only comments follow it (a block's ``}``):
+    read from the end, not by listing every child (a Python block has none)."""
+    i = node.child_count - 1
+    while i >= 0:
+        child = node.child(i)
+        if child is None or not child.is_named:
+            return child
+        if child.type not in lang.comment_nodes:
+            return None
+        i -= 1
+    return None
+
+
 def _body(
     node: ts.Node,
     lang: Language,
@@ -142,9 +156,9 @@ def _body(
 ) -> Body | None:
     """Elidable rows of a body node: from its first to its last named child that own their lines."""
     kids = node.named_children
-    closing = [c for c in node.children if not c.is_named]
-    if closing and closing[-1].type == "}":  # `{ ... } // c`: tree-sitter puts the comment
-        end = closing[-1].start_byte         # inside the block, after its closing brace
+    closing = _closing(node, lang)
+    if closing is not None and closing.type == "}":  # `{ ... } // c`: tree-sitter puts
+        end = closing.start_byte                     # the comment inside the block
         kids = [k for k in kids if k.start_byte < end]
     lo, hi = 0, len(kids) - 1
     while lo <= hi and not _starts_line(kids[lo], lines):
@@ -158,8 +172,8 @@ def _body(
     while i <= hi and kids[i].type in lang.comment_nodes:
         i += 1
     stmt = kids[i] if i <= hi else first
-    p = stmt.start_point
-    indent = lines.line(p.row)[: p.column].decode("utf-8", errors="replace")
+    data, start = lines.data, stmt.start_byte
+    indent = data[data.rfind(b"\n", 0, start) + 1 : start].decode("utf-8", errors="replace")
     return Body(
         first=first.start_point.row,
         last=_last_row(last),
