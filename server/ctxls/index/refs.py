@@ -88,9 +88,12 @@ def _macro_calls(node: ts.Node) -> list[Call]:
 
 
 def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs:
-    """``found``: the references query's matches over the tree, if already run."""
-    if lang.refs_query is None:
-        return EMPTY
+    """``found``: the references query's matches over the tree, if already run (the scan's
+    workers never compile the references query alone)."""
+    if found is None:
+        if lang.refs_query is None:
+            return EMPTY
+        found = ts.QueryCursor(lang.refs_query).matches(root)
     imports: list[Import] = []
     calls: list[Call] = []
     bindings: list[Binding] = []
@@ -98,7 +101,7 @@ def extract(lang: Language, root: ts.Node, found: Matches | None = None) -> Refs
     returns: list[tuple[int, str]] = []
     internal: list[str] = []
     system = modules.named(lang.module_system)
-    for _, caps in found if found is not None else ts.QueryCursor(lang.refs_query).matches(root):
+    for _, caps in found:
         # Calls and bindings first: most matches are one or the other, and no pattern
         # captures either beside another kind's first capture.
         if "call.name" in caps:
