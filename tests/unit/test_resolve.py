@@ -554,6 +554,24 @@ def test_a_bounded_search_judges_the_nearest_files_and_counts_them() -> None:
         "/a/b/c.py", "/a/b/d/e.py", "/a/z.py"]
 
 
+def test_the_bound_counts_only_files_of_the_targets_module_system() -> None:
+    """Files of another language that name the target (JavaScript calling its own `total`)
+    cannot use a Python declaration: they neither fill the bound of nearest files nor count
+    among the files naming it, nor have their imports resolved for aliases."""
+    from ctxls.index.resolve import bounded_references
+
+    files = {"pkg/core/money.py": b"def total(x):\n    return x\n",
+             "zzz/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n"}
+    for i in range(4):  # nearer to the target than the Python caller
+        files[f"pkg/core/web{i}.js"] = b"import { total } from './sum';\ntotal(3);\n"
+    index = _workspace(files)
+    home = "/ws/pkg/core/money.py"
+    decl = resolve(index.files[home].outline, "total", "pkg/core/money.py")
+    resolved, candidates, judged, naming = bounded_references(index, home, decl, 2)
+    assert (judged, naming) == (1, 1)
+    assert [r.path for r in resolved] == ["zzz/use.py"] and not candidates
+
+
 def test_fixtures_calling_a_shared_helper_are_not_candidates_of_their_own_function(
         tmp_path: Path) -> None:
     """svelte: thousands of `_config.js` call `test(...)` imported from a module that binds

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ctxls.index.reach import same_system
 from ctxls.index.refindex import FileInfo, RefIndex
 from ctxls.index.resolve import (
     Reference,
@@ -79,9 +80,11 @@ def tests_for(index: RefIndex, key: str, decl: Decl, is_test: Callable[[str], bo
     # import with no module to file it by is filed under ``*``.
     filed = {module_words(m)[-1] for m in home_modules if module_words(m)} | {"*"} | {
         d.name for d in home.outline.decls if not d.parents}
-    importers = set().union(*(index.by_name.get(n, ()) for n in filed))
-    for info in sorted((index.files[k] for k in importers if k in index.files),
-                       key=lambda i: i.path):
+    # (only files of its module system can import it: `foo` is named by thousands of files
+    # of every language in a monorepo, whose imports were all resolved here)
+    importers = same_system(index, set().union(*(index.by_name.get(n, ()) for n in filed)),
+                            home)
+    for info in sorted((index.files[k] for k in importers), key=lambda i: i.path):
         if not is_test(info.path) or (info.key, None) in hits or any(
                 k == info.key for k, _ in hits):
             continue

@@ -16,7 +16,7 @@ import re
 from typing import NamedTuple
 
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP
-from ctxls.index.reach import aliases, may_reach, may_use, nearest
+from ctxls.index.reach import aliases, may_reach, may_use, nearest, same_system
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
@@ -104,7 +104,8 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
     candidates: list[Reference] = []
     owner = index.owner(home, decl)
     names = aliases(index, home, decl, max_files)
-    naming = sorted(set().union(*(index.by_name.get(n, set()) for n in names)))
+    naming = sorted(same_system(index, set().union(*(index.by_name.get(n, set())
+                                                     for n in names)), home))
     judged = naming if max_files is None else nearest(naming, key, max_files)
     for other_key in judged:
         info = index.files.get(other_key)
