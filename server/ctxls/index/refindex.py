@@ -26,7 +26,8 @@ from ctxls.syntax.symbols import at_row
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 GO_PARAM = re.compile(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$")  # (c *Context, ...)
-TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+)*([^\[<]*)")  # &mut Vec<T> -> Vec
+# &mut Vec<T> -> Vec (every part optional: it always matches)
+TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+)*([^\[<]*)")
 MAX_HOPS = 6  # re-export chains followed at most this deep
 T = TypeVar("T")
 
@@ -396,7 +397,7 @@ class RefIndex:
             expr = expr[1:-1].split(",", 1)[0].strip()
             named = GO_PARAM.match(expr)
             expr = named[1] if named else expr
-        expr = TYPE_NAME.match(expr.strip())[1].strip("\"' ")  # type: ignore[index]  # (all optional: always matches)
+        expr = TYPE_NAME.match(expr.strip())[1].strip("\"' ")  # type: ignore[index]
         if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
             expr = around.parents[-1]
             for d in info.outline.decls:

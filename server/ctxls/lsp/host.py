@@ -232,8 +232,8 @@ def _result_hook(converter: cattrs.Converter, kind: Any) -> None:
     # cache whenever it builds a hook for a list type, and every class's hook was then
     # built again at its next use (a first `ctx/construct` answer after a first
     # `ctx/status` built its classes' hooks twice: 2 ms of its sending).
-    for kind, hook in built.items():
-        converter.register_unstructure_hook(kind, hook)
+    for cls, hook in built.items():
+        converter.register_unstructure_hook(cls, hook)
 
 
 def _unstructure_hooks(converter: cattrs.Converter, kind: Any, seen: set[Any],
