@@ -56,6 +56,7 @@ SEARCH_SLICE = 0.02
 QUIET_S = 0.1  # background work resumes this long after the last answer
 MAX_YIELD_S = 1.0  # and takes a step at least this often, however busy the requests keep it
 TRIM_EVERY_S = 2.0  # free memory is handed back at most this often, after an answer
+IDLE_TREE_S = 60.0  # an open document unchanged this long keeps no syntax tree
 POOL_THRESHOLD = 300  # below this many files a process pool costs more than it saves
 TICK_NS = 2_000_000_000  # a file system's coarsest timestamp tick, as the warm start allows
 FEW_CHANGES = 16  # files changed on disk at once that are indexed again on the spot
@@ -197,6 +198,7 @@ class Engine:
             self.ws.absorb(snap)
             if self.answered_at - self.trimmed_at >= TRIM_EVERY_S:
                 self.trimmed_at = self.answered_at
+                self.ws.release_idle_trees(IDLE_TREE_S)
                 asyncio.get_running_loop().run_in_executor(None, memory.trim)
 
         work.add_done_callback(done)

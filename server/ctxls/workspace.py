@@ -146,6 +146,13 @@ class Workspace:
             else:
                 doc.edit(change[0], change[1], change[2], self.encoding, version)
 
+    def release_idle_trees(self, idle_s: float) -> None:
+        """Drop the syntax trees of open documents not changed for ``idle_s`` seconds."""
+        now = time.monotonic()
+        for doc in self.docs.values():
+            if now - doc.touched >= idle_s:
+                doc.release_tree()
+
     def close(self, uri: str) -> None:
         key = self._key(uri)
         if key is None:

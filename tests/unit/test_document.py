@@ -78,6 +78,31 @@ def test_incremental_edits_match_a_fresh_parse(python: Language) -> None:
             assert doc.outline() == outline_source(python, text.encode())
 
 
+def test_a_released_tree_comes_back_whole_at_the_next_edit(python: Language) -> None:
+    """An idle document's tree is dropped (its outline kept); edits after that, and
+    released again in between, give the tree and outline of a parse from scratch."""
+    rng = random.Random(11)
+    doc = Document(python, BASE, 1)
+    kept = doc.outline()
+    doc.release_tree()
+    assert doc.tree is None and doc.outline() is kept  # (the outline stays)
+    text = BASE
+    for step in range(120):
+        a = _random_position(rng, text)
+        new = rng.choice(INSERTS)
+        text = _apply_utf16(text, a, a, new)
+        doc.edit(a, a, new, "utf-16", step + 2)
+        if step % 3 == 0:
+            doc.release_tree()  # (a stale tree is kept: its edits are not applied yet)
+        if step % 2 == 0:
+            tree = doc.parsed()
+            assert tree is not None
+            assert str(tree.root_node) == str(python.parser().parse(text.encode()).root_node)
+            assert doc.outline() == outline_source(python, text.encode())
+            doc.release_tree()
+            assert doc.tree is None
+
+
 def test_whole_document_change_replaces(python: Language) -> None:
     doc = Document(python, BASE, 1)
     doc.replace("def only():\n    return 1\n", 2)

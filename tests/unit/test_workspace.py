@@ -62,6 +62,27 @@ def test_open_documents_are_frozen_at_their_version_in_a_snapshot(tmp_path: Path
     assert (before.view_at("m.py").version, after.view_at("m.py").version) == (1, 2)
 
 
+def test_idle_documents_drop_their_trees_and_still_answer(tmp_path: Path) -> None:
+    """Open documents unchanged for a while keep no syntax tree; snapshots still show
+    their outlines, and a later change parses them whole."""
+    (tmp_path / "m.py").write_text("def a():\n    return 1\n")
+    (tmp_path / "n.py").write_text("def b():\n    return 2\n")
+    ws = Workspace([tmp_path])
+    m, n = (tmp_path / "m.py").as_uri(), (tmp_path / "n.py").as_uri()
+    ws.open(m, "def a():\n    return 1\n", 1)
+    ws.open(n, "def b():\n    return 2\n", 1)
+    ws.snapshot(refs=True)  # (the documents' tables filed: their trees read)
+    ws.release_idle_trees(3600)
+    assert all(d.tree is not None for d in ws.docs.values())
+    ws.docs[str((tmp_path / "n.py").resolve())].touched -= 7200
+    ws.release_idle_trees(3600)
+    assert [k.rsplit("/", 1)[1] for k, d in ws.docs.items() if d.tree is None] == ["n.py"]
+    assert [d.name for d in ws.snapshot().view_at("n.py").outline.decls] == ["b"]  # type: ignore[union-attr]
+    ws.change(n, 2, [((2, 0), (2, 0), "\n\ndef c():\n    return 3\n")])  # an edit, no tree
+    view = ws.snapshot(refs=True).view_at("n.py")
+    assert [d.name for d in view.outline.decls] == ["b", "c"]  # type: ignore[union-attr]
+
+
 def test_a_pass_over_every_file_leaves_the_tables_compact(tmp_path: Path) -> None:
     files = []
     for i in range(3):

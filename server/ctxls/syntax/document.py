@@ -6,6 +6,8 @@ pygls applies edits to its own copy before our handler runs, so the old byte off
 
 from __future__ import annotations
 
+import time
+
 import tree_sitter as ts
 
 from ctxls.syntax.languages import Language
@@ -32,6 +34,7 @@ class Document:
         self._last: Outline | None = None  # the latest outline, possibly of an older version
         self._edits: list[Edit] = []  # edits since _last
         self._changed: list[ts.Range] = []
+        self.touched = time.monotonic()  # when last opened or changed
 
     def replace(self, text: str, version: int | None) -> None:
         """A whole-document change: parse from scratch."""
@@ -42,6 +45,7 @@ class Document:
         self._stale = False
         self._outline = self._last = None
         self._edits, self._changed = [], []
+        self.touched = time.monotonic()
 
     def edit(self, start: tuple[int, int], end: tuple[int, int], text: str,
              encoding: Encoding, version: int | None) -> None:
@@ -56,6 +60,7 @@ class Document:
         self.lines = self.lines.edited(sb, eb, inserted, self.data)
         self.version = version
         self._outline = None
+        self.touched = time.monotonic()
         if self.tree is not None:
             edit = Edit(sb, eb, sb + len(inserted), (srow, scol), (erow, ecol),
                         _end_point((srow, scol), inserted))
@@ -67,8 +72,19 @@ class Document:
             self._edits.append(edit)
             self._stale = True
 
+    def release_tree(self) -> None:
+        """Drop the syntax tree of a document nobody edits (the next edit parses it whole,
+        a few milliseconds): an editor keeps documents open for hours, each tree ten to
+        twenty times its text. The current outline stays."""
+        if self.tree is not None and not self._stale:
+            self.tree, self._last = None, None
+            self._edits, self._changed = [], []
+
     def parsed(self) -> ts.Tree | None:
-        if self._stale and self.tree is not None and self.lang is not None:
+        if self.tree is None and self.lang is not None:  # released: parsed whole
+            self.tree, self._stale = self.lang.parser().parse(self.data), False
+            self._edits, self._changed, self._last = [], [], None
+        elif self._stale and self.tree is not None and self.lang is not None:
             new = self.lang.parser().parse(self.data, self.tree)
             self._changed.extend(self.tree.changed_ranges(new))
             self.tree = new
