@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ctxls.index.refs import extract as refs_of
 from ctxls.index.related import dependencies
@@ -11,7 +12,7 @@ from ctxls.index.resolve import FileInfo, RefIndex, references
 from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.languages import Language
-from ctxls.syntax.outline import extract
+from ctxls.syntax.outline import Decl, extract
 from ctxls.syntax.symbols import resolve
 from ctxls.syntax.text import LineIndex
 
@@ -530,21 +531,28 @@ def test_a_name_through_barrels_that_star_export_each_other_is_searched_once(
     assert found is not None and found[1].name == "found"
 
 
+def _bounded_total(files: dict[str, bytes], n: int) -> tuple[RefIndex, str, Decl, Any]:
+    """``pkg/core/money.py``'s ``total`` beside ``files``: the index, its key, the
+    declaration, and its call sites judged in at most ``n`` files."""
+    from ctxls.index.resolve import bounded_references
+
+    index = _workspace({"pkg/core/money.py": b"def total(x):\n    return x\n", **files})
+    home = "/ws/pkg/core/money.py"
+    decl = resolve(index.files[home].outline, "total", "pkg/core/money.py")
+    assert decl is not None
+    return index, home, decl, bounded_references(index, home, decl, n)
+
+
 def test_a_bounded_search_judges_the_nearest_files_and_counts_them() -> None:
     """A window looks for call sites in at most N of the files naming the target, those
     sharing the most folders with it first; the unbounded search finds them all."""
     from ctxls.index.reach import nearest
-    from ctxls.index.resolve import bounded_references
 
-    files = {"pkg/core/money.py": b"def total(x):\n    return x\n",
-             "pkg/core/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n",
+    files = {"pkg/core/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n",
              "pkg/core/sub/deep.py": b"from pkg.core.money import total\n\ntotal(2)\n"}
     for i in range(6):  # far away, and first in path order
         files[f"aaa/far{i}.py"] = b"from pkg.core.money import total\n\ntotal(3)\n"
-    index = _workspace(files)
-    home = "/ws/pkg/core/money.py"
-    decl = resolve(index.files[home].outline, "total", "pkg/core/money.py")
-    resolved, _, judged, naming = bounded_references(index, home, decl, 2)
+    index, home, decl, (resolved, _, judged, naming) = _bounded_total(files, 2)
     assert (judged, naming) == (2, 8)
     assert {r.path for r in resolved} == {"pkg/core/use.py", "pkg/core/sub/deep.py"}
     everything = references(index, home, decl)[0]
@@ -558,16 +566,10 @@ def test_the_bound_counts_only_files_of_the_targets_module_system() -> None:
     """Files of another language that name the target (JavaScript calling its own `total`)
     cannot use a Python declaration: they neither fill the bound of nearest files nor count
     among the files naming it, nor have their imports resolved for aliases."""
-    from ctxls.index.resolve import bounded_references
-
-    files = {"pkg/core/money.py": b"def total(x):\n    return x\n",
-             "zzz/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n"}
+    files = {"zzz/use.py": b"from pkg.core.money import total\n\nprint(total(1))\n"}
     for i in range(4):  # nearer to the target than the Python caller
         files[f"pkg/core/web{i}.js"] = b"import { total } from './sum';\ntotal(3);\n"
-    index = _workspace(files)
-    home = "/ws/pkg/core/money.py"
-    decl = resolve(index.files[home].outline, "total", "pkg/core/money.py")
-    resolved, candidates, judged, naming = bounded_references(index, home, decl, 2)
+    _, _, _, (resolved, candidates, judged, naming) = _bounded_total(files, 2)
     assert (judged, naming) == (1, 1)
     assert [r.path for r in resolved] == ["zzz/use.py"] and not candidates
 
