@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxls.index.globals import CLASS_KINDS
+from ctxls.index.globals import CLASS_KINDS, Kind
 from ctxls.index.refindex import FileInfo, RefIndex, _system
 from ctxls.index.scan import index_batch
 from ctxls.syntax.outline import Decl
@@ -14,23 +14,23 @@ from ctxls.workspace import Workspace
 from tests.unit.test_tops import FIXTURES, _workspace
 
 
-def _every_key(index: RefIndex) -> dict[str, list[tuple[str, Decl]]]:
-    """Every key at once, from every file's decoded outline."""
-    found: dict[str, list[tuple[str, Decl]]] = {}
+def _every_key(index: RefIndex) -> dict[tuple[Kind, str, str], list[tuple[str, Decl]]]:
+    """Every (kind, name, system) at once, from every file's decoded outline."""
+    found: dict[tuple[Kind, str, str], list[tuple[str, Decl]]] = {}
     for f in index.files.values():
         system = _system(f.path)
         for d in f.outline.decls:
             if system.global_functions and not d.parents and d.kind == "function" and \
                     d.name not in index.internal(f):
-                found.setdefault(f"decl:{system.name}:{d.name}", []).append((f.key, d))
+                found.setdefault(("decl", d.name, system.name), []).append((f.key, d))
                 if d.body is not None:
-                    found.setdefault(f"fn:{system.name}:{d.name}", []).append((f.key, d))
+                    found.setdefault(("fn", d.name, system.name), []).append((f.key, d))
             if system.global_classes and d.kind in ("function", "method"):
-                found.setdefault(f"def:{d.name}", []).append((f.key, d))
+                found.setdefault(("def", d.name, ""), []).append((f.key, d))
             if system.global_classes and d.kind in ("module", *CLASS_KINDS):
-                found.setdefault(f"class:{d.name}", []).append((f.key, d))
+                found.setdefault(("class", d.name, ""), []).append((f.key, d))
                 if d.qualname != d.name:
-                    found.setdefault(f"class:{d.qualname}", []).append((f.key, d))
+                    found.setdefault(("class", d.qualname, ""), []).append((f.key, d))
     return found
 
 
@@ -45,10 +45,11 @@ def test_every_key_of_every_fixture_means_what_a_full_build_says() -> None:
         truth = _every_key(index)
         found = index._globals()
         for key, want in truth.items():
-            assert _keys(found.get(key)) == want, (lang_dir.name, key)
+            assert _keys(found.get(*key)) == want, (lang_dir.name, key)
             checked += 1
-        for missing in ("fn:c:no_such", "class:Nope", "def:nothing_here", "class:A.Nope"):
-            assert found.get(missing) == []
+        for missing in (("fn", "no_such", "c"), ("class", "Nope", ""),
+                        ("def", "nothing_here", ""), ("class", "A.Nope", "")):
+            assert found.get(*missing) == []
     assert checked > 60  # (C, C++, C#, PHP and Ruby fixtures were read)
 
 
@@ -60,20 +61,20 @@ def test_a_lookup_decodes_only_the_declaring_files_and_follows_changes(tmp_path:
     index = ws.refs
     for info in index.files.values():
         info.tables.release(encode_first=True)
-    (found,) = index._globals().get("class:Ledger")
+    (found,) = index._globals().get("class", "Ledger")
     assert found[0].path == "ledger.rb" and found[1].name == "Ledger"
     assert [f.path for f in index.files.values() if f.tables.decoded] == ["ledger.rb"]
-    assert len(index._globals().get("def:run")) == 30
+    assert len(index._globals().get("def", "run")) == 30
     # a file changed: the next version's lookups see it, the old declaration is gone
     old = index.files[str(tmp_path / "ledger.rb")]
     (tmp_path / "ledger.rb").write_text("class Journal\n  def post\n  end\nend\n")
     ws2 = Workspace([tmp_path])
     (entry,) = [e for e in index_batch(ws2.scan_plan(), 1 << 20) if e.path == "ledger.rb"]
     index.put(FileInfo(old.key, old.path, entry.tables))
-    assert index._globals().get("class:Ledger") == []
-    assert [f.path for f, _ in index._globals().get("class:Journal")] == ["ledger.rb"]
+    assert index._globals().get("class", "Ledger") == []
+    assert [f.path for f, _ in index._globals().get("class", "Journal")] == ["ledger.rb"]
     index.remove(old.key)
-    assert index._globals().get("class:Journal") == []
+    assert index._globals().get("class", "Journal") == []
     assert "Journal" not in index.declared_by
 
 
@@ -96,4 +97,4 @@ def test_a_removal_takes_out_what_was_filed_though_the_old_payload_now_reads_oth
     (again,) = index_batch(Workspace([tmp_path]).scan_plan(), 1 << 20)
     index.put(FileInfo(old.key, old.path, again.tables))
     assert index.declared_by["Old"] == [old.key]
-    assert len(index._globals().get("class:Old")) == 1
+    assert len(index._globals().get("class", "Old")) == 1

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Literal, Protocol, TypeVar
 
 from ctxls.index.modules import ModuleSystem
+from ctxls.index.tables import Tables
 from ctxls.syntax.outline import Decl, Outline
 
 PATH_SEP = re.compile(r"[.]|::")  # between a qualified name's parts
@@ -20,6 +21,9 @@ class File(Protocol):
 
     @property
     def path(self) -> str: ...
+
+    @property
+    def tables(self) -> Tables: ...
 
     @property
     def outline(self) -> Outline: ...
@@ -42,8 +46,14 @@ class Index(Protocol[F]):
     def internal(self, info: F) -> tuple[str, ...]: ...
 
 
+# What a lookup asks for: "decl", a global function (C), its prototypes too; "fn", its
+# definition alone; "def", a function or method of a language whose classes are global
+# (Ruby's `only_method`); "class", a class or module by name or qualname.
+Kind = Literal["decl", "fn", "def", "class"]
+
+
 class Globals(Generic[F]):
-    """The declarations of ``RefIndex._globals``, looked up key by key: only the files
+    """The declarations of ``RefIndex._globals``, looked up name by name: only the files
     that declare the name are decoded (filed under it in ``declared_by`` from their
     payload's head). Built whole, every file's outline was decoded on the first request
     and walked again after each change (laravel's 1,705 files: 0.28 s, and a p95 over
@@ -51,18 +61,19 @@ class Globals(Generic[F]):
 
     def __init__(self, index: Index[F]) -> None:
         self.index = index
-        self.found: dict[str, list[tuple[F, Decl]]] = {}
+        self.found: dict[tuple[Kind, str, str], list[tuple[F, Decl]]] = {}
 
-    def get(self, key: str) -> list[tuple[F, Decl]]:
+    def get(self, kind: Kind, name: str, system: str = "") -> list[tuple[F, Decl]]:
+        """The declarations of ``kind`` named ``name`` (of module system ``system``, for
+        functions)."""
+        key = (kind, name, system)
         found = self.found.get(key)
         if found is None:
-            found = self.found[key] = self._find(key)
+            found = self.found[key] = self._find(kind, name, system)
         return found
 
-    def _find(self, key: str) -> list[tuple[F, Decl]]:
+    def _find(self, kind: Kind, name: str, wanted: str) -> list[tuple[F, Decl]]:
         index = self.index
-        kind, _, rest = key.partition(":")
-        wanted, _, name = rest.partition(":") if kind in ("decl", "fn") else ("", "", rest)
         found: list[tuple[F, Decl]] = []
         for k in dict.fromkeys(index.declared_by.get(PATH_SEP.split(name)[-1], ())):
             f = index.files.get(k)

@@ -430,7 +430,7 @@ class RefIndex:
         the workspace: not where class names are global and no workspace file declares it."""
         if not _system(info.path).global_classes:
             return True
-        return bool(self._globals().get(f"class:{PATH_SEP.split(expr)[-1]}"))
+        return bool(self._globals().get("class", PATH_SEP.split(expr)[-1]))
 
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it
@@ -483,14 +483,14 @@ class RefIndex:
             else info.refs.internal
 
     def _globals(self) -> Globals[FileInfo]:
-        """Names every file may mean wherever they are declared, kept until the index
-        changes: ``fn:<system>:<name>`` for C's top-level function definitions (``decl:``
-        with their prototypes), ``class:<name or qualname>`` for Ruby's classes and modules."""
+        """Names every file may mean wherever they are declared (C's top-level functions,
+        Ruby's classes and modules), looked up name by name and kept until the index
+        changes (``Globals``)."""
         return self.remembered("globals", None, lambda: Globals(self))
 
     def declaring(self, info: FileInfo, name: str) -> list[FileInfo]:
         """The files that declare the global function ``name`` (prototypes too)."""
-        return [f for f, _ in self._globals().get(f"decl:{_system(info.path).name}:{name}")]
+        return [f for f, _ in self._globals().get("decl", name, _system(info.path).name)]
 
     def includers(self, info: FileInfo) -> set[str]:
         """Keys of the files that include ``info``'s module, directly or through other
@@ -523,7 +523,7 @@ class RefIndex:
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files
         of ``info``'s module system (C links every such name across the program)."""
-        found = self._globals().get(f"fn:{_system(info.path).name}:{name}")
+        found = self._globals().get("fn", name, _system(info.path).name)
         return found[0] if len(found) == 1 else None
 
     def only_method(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
@@ -532,14 +532,14 @@ class RefIndex:
         is all there is to go on)."""
         if not _system(info.path).global_classes:
             return None
-        found = self._globals().get(f"def:{name}")
+        found = self._globals().get("def", name)
         return found[0] if len(found) == 1 else None
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes
         class names global (Ruby constants)."""
         found = list({(f.key, d.qualname, d.span): (f, d)
-                      for f, d in self._globals().get(f"class:{expr}")}.values())
+                      for f, d in self._globals().get("class", expr)}.values())
         exact = [x for x in found if x[1].qualname == expr]
         return (exact or found)[0] if len(exact or found) == 1 else None
 

@@ -3,23 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
-from ctxls.index.tables import Tables
-from ctxls.syntax.outline import Decl, Outline
+from ctxls.index.globals import File
+from ctxls.syntax.outline import Decl
 
-
-class Member(Protocol):
-    """A file of the module (the reference index's ``FileInfo``)."""
-
-    @property
-    def tables(self) -> Tables: ...
-
-    @property
-    def outline(self) -> Outline: ...
-
-
-M = TypeVar("M", bound=Member)
+M = TypeVar("M", bound=File)  # a file of the module
 
 
 class Tops(Generic[M]):
