@@ -1,0 +1,74 @@
+"""Every use of a declaration (textDocument/references): which files are read and parsed."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ctxls.index.scan import index_batch
+from ctxls.requests.uses import uses
+from ctxls.syntax.languages import Language
+from ctxls.workspace import Workspace
+
+FILES = {
+    "shop/pricing.py": """\
+        def total(items):
+            return sum(items)
+        """,
+    "shop/cart.py": """\
+        # cart
+        from shop import pricing
+
+        def checkout(items):
+            return pricing.total(items)
+        """,
+    "shop/report.py": """\
+        # report
+        from shop import pricing
+
+        SUM = pricing.total  # a use that is no call
+
+        def show(thing):
+            return thing.total()  # an unknown receiver's method: no use of the function
+        """,
+    "shop/ledger.py": """\
+        # ledger
+        from shop import pricing
+
+        def book(entry):
+            return entry.total()  # the same, in a file with no other match
+        """,
+}
+
+
+def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for rel, text in FILES.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text))
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in FILES], 1 << 20))
+    snap = ws.snapshot(refs=True)
+    key = str(tmp_path / "shop/pricing.py")
+    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "total")
+
+    parsed: list[str] = []
+    make = Language.parser
+
+    class Counting:
+        def __init__(self, parser: object) -> None:
+            self.parser = parser
+
+        def parse(self, data: bytes) -> object:
+            parsed.append(data.decode().splitlines()[0])
+            return self.parser.parse(data)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Language, "parser", lambda self: Counting(make(self)))
+    found = sorted((r.path, r.call.row, r.why) for r in uses(snap, key, decl))
+    assert [(path, row) for path, row, _ in found] == [("shop/cart.py", 4),
+                                                         ("shop/report.py", 3)]
+    # cart.py's one match is a proven call, ledger.py's a call judged no use: neither is
+    # read as a tree; report.py has a match that is no call, and is
+    assert parsed == ["# report"]
