@@ -25,6 +25,7 @@ from lsprotocol.types import Position, Range
 from ctxls.config import Options
 from ctxls.errors import (
     Cancelled,
+    CtxError,
     FileMissing,
     InvalidParams,
     OutsideWorkspace,
@@ -262,6 +263,25 @@ class Snapshot:
     def view_at(self, path: str) -> View:
         """The view of a workspace-relative or absolute path (an index key)."""
         return self.view(self.locate(path=path))
+
+    def mentions(self, path: str, words: list[bytes]) -> bool:
+        """Whether the file's text may hold one of ``words``: its bytes searched as they are,
+        without a view (hash, decode, line index), since most files a search for every use
+        reads hold none of them. True when it cannot tell (unreadable, or not UTF-8 where
+        a word is not ASCII): ``view_at`` then decides, as it would have."""
+        try:
+            loc = self.locate(path=path)
+        except (CtxError, OSError):  # (outside the workspace: view_at refuses it)
+            return True
+        key = str(loc.abspath)
+        known = self._views.get(key) or self.docs.get(key)
+        if known is not None:
+            return any(w in known.data for w in words)
+        try:
+            raw = read_inside(loc.abspath, loc.root)
+        except OSError:  # (gone, or swapped for a link out since it was located)
+            return True
+        return any(w in raw for w in words) or not all(w.isascii() for w in words)
 
     def prime(self, loc: Located) -> View:
         """The request's own file, read before the request begins: what has to be indexed

@@ -72,3 +72,25 @@ def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
     # cart.py's one match is a proven call, ledger.py's a call judged no use: neither is
     # read as a tree; report.py has a match that is no call, and is
     assert parsed == ["# report"]
+
+
+def test_mentions_reads_the_bytes_an_open_document_has_and_refuses_nothing_it_cannot_tell(
+        tmp_path: Path) -> None:
+    outside = tmp_path / "outside.py"
+    outside.write_text("secret_total = 1\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def total(): ...\n")
+    (root / "b.py").write_text("x = 1\n")
+    (root / "c.py").write_bytes("# caf\xe9 total\n".encode("latin-1"))
+    (root / "link.py").symlink_to(outside)
+    ws = Workspace([root])
+    ws.open((root / "b.py").as_uri(), "y = total\n", 2)
+    snap = ws.snapshot()
+    assert snap.mentions("a.py", [b"total"]) and not snap.mentions("a.py", [b"subtotal"])
+    assert snap.mentions("b.py", [b"total"])  # the open document's text, not the disk's
+    assert snap.mentions("c.py", [b"total"]) and not snap.mentions("c.py", [b"gross"])
+    # a word that is not ASCII in a file that is not UTF-8: only its view can tell
+    assert snap.mentions("c.py", ["café".encode()])
+    # a link out of the workspace is not read here: its view refuses it
+    assert snap.mentions("link.py", [b"nothing_there"])

@@ -74,16 +74,17 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     word = re.compile(rb"(?<![\w$#])(?:" + b"|".join(re.escape(n.encode()) for n in names)
                       + rb")(?![\w$])")
     literal = re.compile(b"|".join(re.escape(n.encode()) for n in names))
+    needles = [n.encode() for n in names]
     for other in sorted(files):
         info = index.files.get(other)
         if info is None or languages.spec_for(info.path) != spec or not may_use(
-                index, info, home, decl, names):
+                index, info, home, decl, names) or not snap.mentions(other, needles):
             continue
         try:
             v = snap.view_at(other)
         except Exception:  # gone, unreadable, or outside the workspace now: not searched
             continue
-        if not any(n.encode() in v.data for n in names):
+        if not any(n in v.data for n in needles):
             continue
         # Other declarations are no uses, but those of the declaration itself are (a
         # property's setter, an overload, `self.x = ...` of a property x); not in C, where
