@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import tree_sitter
 
 from ctxls.index.scan import index_batch
 from ctxls.requests.uses import uses
@@ -30,8 +31,20 @@ FILES = {
 
         SUM = pricing.total  # a use that is no call
 
+
         def show(thing):
             return thing.total()  # an unknown receiver's method: no use of the function
+
+
+        def unrelated():
+            return 1
+        """,
+    "shop/branch.py": """\
+        # branch
+        from shop import pricing
+
+        if pricing:
+            ALIAS = pricing.total  # in no item that starts a line
         """,
     "shop/ledger.py": """\
         # ledger
@@ -54,24 +67,36 @@ def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
     key = str(tmp_path / "shop/pricing.py")
     decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "total")
 
-    parsed: list[str] = []
-    make = Language.parser
+    whole: list[str] = []  # files parsed whole, by their first line
+    items: list[tuple[str, list[tuple[int, int]]]] = []  # files parsed item by item
+    make, real = Language.parser, tree_sitter.Parser
 
-    class Counting:
-        def __init__(self, parser: object) -> None:
+    class Whole:
+        def __init__(self, parser: tree_sitter.Parser) -> None:
             self.parser = parser
 
-        def parse(self, data: bytes) -> object:
-            parsed.append(data.decode().splitlines()[0])
-            return self.parser.parse(data)  # type: ignore[attr-defined]
+        def parse(self, data: bytes) -> tree_sitter.Tree:
+            whole.append(data.decode().splitlines()[0])
+            return self.parser.parse(data)
 
-    monkeypatch.setattr(Language, "parser", lambda self: Counting(make(self)))
-    found = sorted((r.path, r.call.row, r.why) for r in uses(snap, key, decl))
-    assert [(path, row) for path, row, _ in found] == [("shop/cart.py", 4),
-                                                         ("shop/report.py", 3)]
+    class Items:
+        def __init__(self, language: tree_sitter.Language,
+                     included_ranges: list[tree_sitter.Range]) -> None:
+            self.parser = real(language, included_ranges=included_ranges)
+            self.rows = [(r.start_point[0], r.end_point[0]) for r in included_ranges]
+
+        def parse(self, data: bytes) -> tree_sitter.Tree:
+            items.append((data.decode().splitlines()[0], self.rows))
+            return self.parser.parse(data)
+
+    monkeypatch.setattr(Language, "parser", lambda self: Whole(make(self)))
+    monkeypatch.setattr(tree_sitter, "Parser", Items)
+    found = sorted((r.path, r.call.row) for r in uses(snap, key, decl))
+    assert found == [("shop/branch.py", 4), ("shop/cart.py", 4), ("shop/report.py", 3)]
     # cart.py's one match is a proven call, ledger.py's a call judged no use: neither is
-    # read as a tree; report.py has a match that is no call, and is
-    assert parsed == ["# report"]
+    # read as a tree. report.py's other match is an assignment at the top, read alone (to
+    # its line break); branch.py's lies in no item that starts a line: read whole.
+    assert whole == ["# branch"] and items == [("# report", [(3, 4)])]
 
 
 def test_mentions_reads_the_bytes_an_open_document_has_and_refuses_nothing_it_cannot_tell(

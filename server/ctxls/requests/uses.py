@@ -25,9 +25,10 @@ from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
 from ctxls.snapshot import Snapshot
 from ctxls.syntax import languages
-from ctxls.syntax.outline import Decl
+from ctxls.syntax.outline import Decl, Outline, Span
 from ctxls.syntax.spec import UsesSpec
 from ctxls.syntax.symbols import at_row
+from ctxls.syntax.text import LineIndex
 
 _ANNOTATION = re.compile(r"[:=]")  # (compiled at import: a first request compiled it)
 
@@ -101,9 +102,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         # which the text of one line cannot always give): a file whose every match is
         # one needs no parse (django's `quote_name`: 200 files, each called, none read).
         called = {(c.row, c.col) for c in info.refs.calls if c.name in names}
-        tree: ts.Tree | None = None
         # only the rows that hold the name: one search of the file for the bare text (a
         # pattern that starts with a lookbehind is tried at every byte), not one per line
+        pending: list[tuple[int, bytes, re.Match[bytes]]] = []  # matches read in the tree
         for row in sorted({v.index.point(m.start())[0] for m in literal.finditer(v.data)}):
             line = v.index.line(row)
             for m in word.finditer(line):
@@ -116,64 +117,103 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                                            decl.qualname, "another declaration of it"))
                     seen.add((other, row, col))
                     continue
-                if tree is None:
-                    assert v.lang is not None
-                    tree = v.lang.parser().parse(v.data)
-                node = tree.root_node.descendant_for_point_range((row, col), (row, m.end()))
-                if node is not None and _exported(node, spec.uses, m.group().decode()):
-                    if not decl.parents and (other == key or _imports_it(index, info, key,
-                                                                         decl)):
-                        found.append(Reference(other, info.path, Call(
-                            row, col, m.end(), m.group().decode(), None), None,
-                            "listed in the module's exports"))
-                        seen.add((other, row, col))
-                    continue
-                # `from m import name [as x]`, `import { name } from "m"`
-                statement = _within(node, spec.uses.imports) if node is not None else None
-                if statement is not None:
-                    first, last = statement.start_point.row, statement.end_point.row
-                    spelled = m.group().decode()
-                    imp = next((i for i in info.refs.imports if first <= i.row <= last and (
-                        i.name == spelled or (i.name == DEFAULT and i.local == spelled))), None)
-                    got = index.imported(info, imp) if imp is not None else None
-                    if got is not None and (got[0].key, got[1].qualname) == (key,
-                                                                               decl.qualname):
-                        found.append(Reference(other, info.path, Call(
-                            row, _start(node, spec.uses, col), m.end(), m.group().decode(),
-                            None), None, "imported by name"))
-                    continue
-                comments = v.lang.comment_nodes if v.lang else ()
-                if node is not None and node.type in comments and spec.uses.doc_types:
-                    # `@throws UnableToWrite`, `@return iterable<Entry>`: a type named in a
-                    # doc comment is a use where the language's tools read them
-                    if _doc_type(line, col, spec.uses.doc_types):
-                        call = Call(row, col, m.end(), m.group().decode(), None)
-                        around = at_row(info.outline, row)
-                        verdict = judge(index, info, call, around, home, decl, owner)
-                        if verdict is not None and verdict[0]:
-                            found.append(Reference(other, info.path, call, around.qualname
-                                                   if around else None, "a doc comment's type"))
-                            seen.add((other, row, col))
-                    continue
-                if node is None or not _a_use(node, spec.uses, frozenset(comments)):
-                    continue
-                if decl.kind == "method" and node.parent is not None and \
-                        node.parent.type in spec.uses.property_reads:
-                    continue  # a property of the same name
-                obj = _receiver(line[:col], spec.uses.member_operators)
-                around = at_row(info.outline, row)
-                name = m.group().decode()
-                if obj is None and around is not None and row > around.signature.end_row and (
-                        _local(v.lines, around, name, spec.uses)):
-                    continue  # (a signature's annotations name the enclosing scope's)
-                call = Call(row, col, m.end(), name, obj)
-                verdict = judge(index, info, call, around, home, decl, owner)
-                if verdict is not None and verdict[0]:
-                    found.append(Reference(other, info.path, call._replace(
-                        col=_start(node, spec.uses, col)), around.qualname if around else None,
-                        verdict[1]))
+                pending.append((row, line, m))
+        if not pending:
+            continue
+        assert v.lang is not None
+        items = _items(v.outline, v.index, [(r, m.start(), m.end()) for r, _, m in pending]
+                       ) if spec.uses.items_alone and v.outline is not None else None
+        tree = (ts.Parser(v.lang.ts_language, included_ranges=items) if items is not None
+                else v.lang.parser()).parse(v.data)
+        for row, line, m in pending:
+            col = m.start()
+            node = tree.root_node.descendant_for_point_range((row, col), (row, m.end()))
+            if node is not None and _exported(node, spec.uses, m.group().decode()):
+                if not decl.parents and (other == key or _imports_it(index, info, key,
+                                                                     decl)):
+                    found.append(Reference(other, info.path, Call(
+                        row, col, m.end(), m.group().decode(), None), None,
+                        "listed in the module's exports"))
                     seen.add((other, row, col))
+                continue
+            # `from m import name [as x]`, `import { name } from "m"`
+            statement = _within(node, spec.uses.imports) if node is not None else None
+            if statement is not None:
+                first, last = statement.start_point.row, statement.end_point.row
+                spelled = m.group().decode()
+                imp = next((i for i in info.refs.imports if first <= i.row <= last and (
+                    i.name == spelled or (i.name == DEFAULT and i.local == spelled))), None)
+                got = index.imported(info, imp) if imp is not None else None
+                if got is not None and (got[0].key, got[1].qualname) == (key,
+                                                                           decl.qualname):
+                    found.append(Reference(other, info.path, Call(
+                        row, _start(node, spec.uses, col), m.end(), m.group().decode(),
+                        None), None, "imported by name"))
+                continue
+            comments = v.lang.comment_nodes if v.lang else ()
+            if node is not None and node.type in comments and spec.uses.doc_types:
+                # `@throws UnableToWrite`, `@return iterable<Entry>`: a type named in a
+                # doc comment is a use where the language's tools read them
+                if _doc_type(line, col, spec.uses.doc_types):
+                    call = Call(row, col, m.end(), m.group().decode(), None)
+                    around = at_row(info.outline, row)
+                    verdict = judge(index, info, call, around, home, decl, owner)
+                    if verdict is not None and verdict[0]:
+                        found.append(Reference(other, info.path, call, around.qualname
+                                               if around else None, "a doc comment's type"))
+                        seen.add((other, row, col))
+                continue
+            if node is None or not _a_use(node, spec.uses, frozenset(comments)):
+                continue
+            if decl.kind == "method" and node.parent is not None and \
+                    node.parent.type in spec.uses.property_reads:
+                continue  # a property of the same name
+            obj = _receiver(line[:col], spec.uses.member_operators)
+            around = at_row(info.outline, row)
+            name = m.group().decode()
+            if obj is None and around is not None and row > around.signature.end_row and (
+                    _local(v.lines, around, name, spec.uses)):
+                continue  # (a signature's annotations name the enclosing scope's)
+            call = Call(row, col, m.end(), name, obj)
+            verdict = judge(index, info, call, around, home, decl, owner)
+            if verdict is not None and verdict[0]:
+                found.append(Reference(other, info.path, call._replace(
+                    col=_start(node, spec.uses, col)), around.qualname if around else None,
+                    verdict[1]))
+                seen.add((other, row, col))
     return found
+
+
+def _items(outline: Outline, index: LineIndex, at: list[tuple[int, int, int]]
+           ) -> list[ts.Range] | None:
+    """The top-level items (declarations, header statements such as imports) that hold the
+    names at ``at`` ((row, column, end column)), each with its line break, as the ranges a
+    parser reads alone; None when a name lies outside every item, or in one that does not
+    start a line (an import under `if TYPE_CHECKING:`): the whole file is parsed then. A
+    test module of 9,000 lines that imports the name and calls it parses its import."""
+    spans = sorted({*(d.span for d in outline.decls if not d.parents),
+                    *(h.span for h in outline.header)})
+    chosen: set[Span] = set()
+    for row, col, end in at:
+        item = next((s for s in spans if (s.start_row, s.start_col) <= (row, col)
+                     and (row, end) <= (s.end_row, s.end_col)), None)
+        if item is None or item.start_col != 0:
+            return None
+        chosen.add(item)
+    ranges: list[ts.Range] = []
+    last = (-1, -1)
+    for s in sorted(chosen, key=lambda s: (s.start_row, s.start_col, -s.end_row, -s.end_col)):
+        if (s.end_row, s.end_col) <= last:
+            continue  # (inside the previous one)
+        if (s.start_row, s.start_col) < last:
+            return None  # items that overlap: not read alone
+        # to the start of the next line: items read one after another stay apart
+        stop = (s.end_row + 1, 0) if s.end_col and s.end_row + 1 < index.line_count \
+            else (s.end_row, s.end_col)
+        ranges.append(ts.Range((s.start_row, 0), stop, index.offset(s.start_row, 0),
+                               index.offset(*stop)))
+        last = stop
+    return ranges
 
 
 @lru_cache(maxsize=64)

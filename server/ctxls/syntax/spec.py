@@ -64,6 +64,10 @@ class UsesSpec:
     # Nodes that are a whole qualified name: a use of its last segment starts at its first
     # (PHP: `use League\Flysystem\Config;`).
     qualified_names: tuple[str, ...] = ()
+    # A top-level item (a declaration or import that starts a line) parses alone as it does
+    # in its file, so only the items that hold a name are parsed; not where a file must be
+    # read from its start (PHP's `<?php`).
+    items_alone: bool = True
 
 
 @attrs.frozen
