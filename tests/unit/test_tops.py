@@ -78,8 +78,13 @@ def test_a_package_lookup_decodes_only_the_files_that_declare_or_bind_the_name(
     found = refs._tops(files["Cart.java"]).get("Tax", ())
     assert [(Path(m.key).name, d.qualname) for m, d in found] == [("Tax.java", "Tax")]
     assert [n for n, info in files.items() if info.tables.decoded] == ["Tax.java"]
+    # a member's qualname, and a name every file declares only as a member, decode no file
+    # but the one that holds the answer (each class's `size` was decoded for `Order.size`)
     assert [(Path(m.key).name, d.qualname) for m, d in refs._tops(files["Cart.java"]).get(
         "Order.size", ())] == [("Order.java", "Order.size")]
+    assert list(refs._tops(files["Cart.java"]).get("size", ())) == []
+    assert sorted(n for n, info in files.items() if info.tables.decoded) == ["Order.java",
+                                                                            "Tax.java"]
 
     binders = refs.binders(files["b.go"], "client")
     assert [Path(m.key).name for m in binders] == ["a.go"]

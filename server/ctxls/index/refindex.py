@@ -563,7 +563,7 @@ def _global_names(info: FileInfo) -> tuple[str, ...]:
     system = _system(info.path)
     if not (system.global_functions or system.global_classes):
         return ()
-    return info.tables.head_names()[0]
+    return info.tables.head_names().declared
 
 
 def _scopes(outline: Outline, refs: Refs | None) -> list[str | None]:

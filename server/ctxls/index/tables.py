@@ -16,7 +16,7 @@ import threading
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from ctxls.index.refs import Binding, Call, Import, Refs
 from ctxls.syntax.outline import Body, Decl, HeaderItem, Outline, Span
@@ -108,24 +108,35 @@ def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
     return o, None if refs is None else _refs_enc(refs, memo)
 
 
-def declared(outline: Outline) -> tuple[str, ...]:
-    """The names the file declares, each once, sorted."""
-    return tuple(sorted({d.name for d in outline.decls}))
+class Head(NamedTuple):
+    """The names a module of many files (a Java or Go package) is asked about, per file,
+    each once, sorted: what it declares, what it binds, the qualnames of its declarations
+    inside others (``Cls.method``), and the names it declares at its top (inside nothing
+    but namespaces)."""
+
+    declared: tuple[str, ...]
+    bound: tuple[str, ...]
+    members: tuple[str, ...]
+    tops: tuple[str, ...]
 
 
-def bound(refs: Refs | None) -> tuple[str, ...]:
-    """The names the file binds (assigns, types), each once, sorted."""
-    return () if refs is None else tuple(sorted({b.name for b in refs.bindings}))
+def head(outline: Outline, refs: Refs | None) -> Head:
+    spaces = {d.qualname for d in outline.decls if d.kind == "namespace"}
+    return Head(tuple(sorted({d.name for d in outline.decls})),
+                () if refs is None else tuple(sorted({b.name for b in refs.bindings})),
+                tuple(sorted({d.qualname for d in outline.decls if d.qualname != d.name})),
+                tuple(sorted({d.name for d in outline.decls
+                              if all(p in spaces for p in d.parents)})))
 
 
 def pack(outline: Outline, refs: Refs | None) -> bytes:
-    """The payload: a head of the import rows and the declared and bound names, then the
-    rest. A search asks thousands of files only whether their imports can reach a module,
-    and a module of many files (a Java or Go package) which of them declares or binds a
-    name; unpickling a whole payload for that costs fifty times the head alone."""
+    """The payload: a head of the import rows and the names of ``head``, then the rest. A
+    search asks thousands of files only whether their imports can reach a module, and a
+    module of many files (a Java or Go package) which of them declares or binds a name;
+    unpickling a whole payload for that costs fifty times the head alone."""
     o, r = encode(outline, refs)
-    head = (None if r is None else r[0], declared(outline), bound(refs))
-    return (pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL)
+    first = (None if r is None else r[0], *head(outline, refs))
+    return (pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL)
             + pickle.dumps((o, None if r is None else r[1:]), protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -251,14 +262,12 @@ class Tables:
         imports = pickle.loads(self._bytes())[0]  # (the payload's head alone)
         return () if imports is None else _rows(Import, imports)
 
-    def head_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The names the file declares and binds (``declared``, ``bound``), without
-        decoding the tables."""
+    def head_names(self) -> Head:
+        """The names of ``head``, without decoding the tables."""
         value = self._value
         if value is not None:
-            return declared(value[0]), bound(value[1])
-        _, names, bindings = pickle.loads(self._bytes())
-        return names, bindings
+            return head(*value)
+        return Head(*pickle.loads(self._bytes())[1:])
 
     @property
     def decoded(self) -> bool:

@@ -15,17 +15,20 @@ class Tops(Generic[M]):
     """What each name means at the top of a module, in file then source order: its files'
     top-level declarations (also inside a namespace: C++, C# ``billing.Ledger``) by name,
     and every declaration by its dotted qualname. Looked up name by name, and only the
-    files that declare the name are decoded: a Java package's 40 files were all decoded
-    for the first class name a window looked up (jsoup's first window: 118 files). The
-    same for the files that bind a name (a Go package's variables)."""
+    files that declare the name at their top (or the qualname) are decoded: a Java
+    package's 40 files were all decoded for the first class name a window looked up
+    (jsoup's first window: 118 files), and each declaring a `toString` method for
+    `AnnotationUtils.toString`. The same for the files that bind a name (a Go package's
+    variables)."""
 
     __slots__ = ("_exported", "_found", "_heads", "_members")
 
     def __init__(self, members: list[M], exported: Iterable[str]) -> None:
         self._members = members
         self._exported = frozenset(exported)
-        # (files by the names they declare, files by the names they bind), read on first use
-        self._heads: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None
+        # files by the names they declare (at their top, where no object exports names),
+        # by the names they bind, by their members' qualnames: read on first use
+        self._heads: tuple[dict[str, list[int]], ...] | None = None
         self._found: dict[str, list[tuple[M, Decl]]] = {}
 
     def get(self, key: str, default: Sequence[tuple[M, Decl]] = ()
@@ -39,23 +42,23 @@ class Tops(Generic[M]):
         """The files that may bind ``name``, in file order."""
         return [self._members[i] for i in self._names()[1].get(name, ())]
 
-    def _names(self) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    def _names(self) -> tuple[dict[str, list[int]], ...]:
         heads = self._heads
         if heads is None:  # (from each payload's head, without decoding the files)
-            heads = ({}, {})
+            heads = ({}, {}, {})
             for i, member in enumerate(self._members):
-                for names, into in zip(member.tables.head_names(), heads, strict=True):
+                head = member.tables.head_names()
+                # (an object's members, `module.exports.f`, are a module's names too)
+                tops = head.declared if self._exported else head.tops
+                for names, into in zip((tops, head.bound, head.members), heads, strict=True):
                     for name in names:
                         into.setdefault(name, []).append(i)
             self._heads = heads
         return heads
 
     def _collect(self, key: str) -> list[tuple[M, Decl]]:
-        by_name = self._names()[0]
-        # a qualname ends in its declaration's name, which may itself hold dots
-        parts = key.split(".")
-        hits = sorted({i for n in range(len(parts))
-                       for i in by_name.get(".".join(parts[n:]), ())})
+        by_name, _, by_qualname = self._names()
+        hits = sorted({*by_name.get(key, ()), *by_qualname.get(key, ())})
         out: list[tuple[M, Decl]] = []
         for i in hits:
             member = self._members[i]
