@@ -22,6 +22,17 @@ def imports_of(index: RefIndex, info: FileInfo) -> tuple[Import, ...]:
     return index.remembered("imports", info.key, lambda: info.imports)
 
 
+def resolved_imports(index: RefIndex, info: FileInfo
+                     ) -> tuple[tuple[Import, str, FileInfo | None], ...]:
+    """Each import row of the file with the absolute module it names and that module's
+    file (None: none in the workspace), remembered until the index changes: a search for
+    every use asks it of every file that may use the name, and each import's two lookups
+    were half of that (Django's `override_settings`: 29,000 of them in 1,500 files)."""
+    return index.remembered("resolved", info.key, lambda: tuple(
+        (imp, absolute, index.module_file(absolute)) for imp in imports_of(index, info)
+        for absolute in (index.absolute(info, imp),)))
+
+
 def nearest(keys: Iterable[str], home: str, n: int) -> list[str]:
     """The ``n`` of ``keys`` that share the most folders with ``home`` (then by path): a
     module's callers are mostly its package's own files and tests."""
@@ -99,8 +110,7 @@ def _may_reach(index: RefIndex, source: FileInfo, name: str, home: FileInfo) -> 
     own = {m.key for m in index.package(home)}
     if source.key in own:
         return True
-    for imp in imports_of(index, source):
-        target = index.module_file(index.absolute(source, imp))
+    for imp, _, target in resolved_imports(index, source):
         if target is not None and target.key in own:
             return True
         if target is None and (imp.name == "*" or name in (imp.name, imp.local)):
@@ -141,9 +151,7 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
     def means(found: tuple[FileInfo, Decl] | None) -> bool:
         return found is not None and (found[0].key, found[1].qualname) == target
 
-    for imp in imports_of(index, info):
-        absolute = index.absolute(info, imp)
-        src = index.module_file(absolute)
+    for imp, absolute, src in resolved_imports(index, info):
         if src is not None and src.key in own:
             return True
         name = imp.name if imp.name != "*" else None  # None: a namespace or star import
@@ -186,8 +194,8 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
         order[info.key] = low[info.key] = len(order)
         reached[info.key] = info.key in own
         stack.append(info.key)
-        targets = (index.module_file(index.absolute(info, imp)) for imp in imports_of(index, info))
-        frames.append((info, (t for t in targets if t is not None)))
+        frames.append((info, (t for _, _, t in resolved_imports(index, info)
+                              if t is not None)))
 
     enter(start)
     while frames:
