@@ -89,3 +89,22 @@ def test_a_package_lookup_decodes_only_the_files_that_declare_or_bind_the_name(
     binders = refs.binders(files["b.go"], "client")
     assert [Path(m.key).name for m in binders] == ["a.go"]
     assert not any(files[n].tables.decoded for n in ("b.go", "c.go", "d.go"))
+
+
+def test_a_modules_files_are_read_in_path_order_whatever_order_they_were_filed(
+        tmp_path: Path) -> None:
+    """The scan files a package's files as its batches come; the first of a name's
+    declarations (Kotlin's `expect` and `actual` twins in one package) must not depend on
+    that: okio's answers changed from run to run."""
+    pkg = tmp_path / "billing"
+    pkg.mkdir()
+    for name in ("a", "b", "c"):
+        (pkg / f"{name}.go").write_text(f"package billing\n\nfunc Same() int {{ return 1 }}\n"
+                                        f"\nvar {name}Var = 1\n")
+    ws = Workspace([tmp_path])
+    ws.add(list(reversed(index_batch(ws.scan_plan(), 1 << 20))))
+    ws.refs.settle()
+    files = {Path(k).name: info for k, info in ws.refs.files.items()}
+    assert list(files) == ["c.go", "b.go", "a.go"]  # (filed last to first)
+    tops = ws.refs._tops(files["b.go"])
+    assert [Path(m.key).name for m, _ in tops.get("Same", ())] == ["a.go", "b.go", "c.go"]

@@ -20,6 +20,9 @@ class File(Protocol):
     """A file of the index (the reference index's ``FileInfo``)."""
 
     @property
+    def key(self) -> str: ...
+
+    @property
     def path(self) -> str: ...
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
 
@@ -9,6 +10,7 @@ from ctxls.index.globals import File
 from ctxls.syntax.outline import Decl
 
 M = TypeVar("M", bound=File)  # a file of the module
+_KEY = operator.attrgetter("key")
 
 
 class Tops(Generic[M]):
@@ -24,7 +26,9 @@ class Tops(Generic[M]):
     __slots__ = ("_exported", "_found", "_heads", "_members")
 
     def __init__(self, members: list[M], exported: Iterable[str]) -> None:
-        self._members = members
+        # in path order: the first of a name's declarations wins (Kotlin's `expect` and
+        # `actual` twins), and a package's files are filed as the scan's batches come
+        self._members = sorted(members, key=_KEY)
         self._exported = frozenset(exported)
         # files by the names they declare (at their top, where no object exports names),
         # by the names they bind, by their members' qualnames: read on first use
