@@ -371,6 +371,24 @@ def test_a_call_through_an_interface_is_a_use_of_its_implementations_where_serve
         assert [r.path for r in resolved] == ([caller] if path.endswith(".ts") else []), path
 
 
+def test_a_module_name_two_languages_share_means_the_importers_own() -> None:
+    """A top-level `store.py` and `store.ts` are both the module `store`: each language's
+    import means its own file, whichever the index filed first (the TypeScript import took
+    the Python file when it came first)."""
+    files = {
+        "store.py": b"def get():\n    return 0\n",
+        "store.ts": b"export function get(): number {\n  return 1;\n}\n",
+        "use.ts": b"import { get } from './store';\n\nexport const n = get();\n",
+        "use.py": b"from store import get\n\nN = get()\n",
+    }
+    for order in (list(files), list(reversed(files))):
+        index = _workspace({path: files[path] for path in order})
+        for path, caller in (("store.ts", "use.ts"), ("store.py", "use.py")):
+            decl = resolve(index.files[f"/ws/{path}"].outline, "get", path)
+            resolved, _ = references(index, f"/ws/{path}", decl)
+            assert [r.path for r in resolved] == [caller], (order, path)
+
+
 def test_java_static_imports_reach_a_class_member() -> None:
     """`import static com.shop.Util.check;` binds Util.check: `check(x)` is its call."""
     index = _workspace({

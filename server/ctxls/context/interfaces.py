@@ -76,14 +76,14 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
     modules: dict[str, None] = {}  # files, in first-import order
     if info is not None:
         for imp in info.refs.imports:
-            mod_file = snap.refs.module_file(snap.refs.absolute(info, imp))
+            mod_file = snap.refs.module_file(snap.refs.absolute(info, imp), info)
             if imp.name and imp.name != "*":
                 found_imp = snap.refs.imported(info, imp)
                 if found_imp is not None and found_imp[0].key != info.key:
                     imported.setdefault(found_imp[0].key, []).append(found_imp[1])
                     continue
                 mod_file = snap.refs.module_file(
-                    f"{snap.refs.absolute(info, imp)}.{imp.name}")
+                    f"{snap.refs.absolute(info, imp)}.{imp.name}", info)
             if mod_file is not None and mod_file.key != info.key:
                 modules.setdefault(mod_file.key)
     for key, defs in imported.items():

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
-from ctxls.index import modules
+from ctxls.index import derived, modules
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP, Globals
 from ctxls.index.memo import Memo, Recent
 from ctxls.index.modules import ModuleSystem
@@ -197,7 +197,7 @@ class RefIndex:
     def scopes(self, info: FileInfo) -> list[str | None]:
         """Row -> innermost enclosing function, per file, kept while its tables are
         decoded."""
-        return info.tables.derived("scopes", _scopes)
+        return info.tables.derived("scopes", derived.scopes)
 
     def remembered(self, table: str, key: Any, compute: Callable[[], T]) -> T:
         """``compute()``, remembered under ``key`` in the table named ``table`` until the
@@ -208,13 +208,13 @@ class RefIndex:
         """The file's bindings of ``name``, in row order, from a table kept while its
         tables are decoded (a common method name is judged thousands of times per
         request)."""
-        return info.tables.derived("bindings", _bindings_by_name).get(name, [])
+        return info.tables.derived("bindings", derived.bindings_by_name).get(name, [])
 
     def at_row(self, info: FileInfo, row: int) -> Decl | None:
         """The innermost declaration whose lines include ``row`` (``symbols.at_row``), from
         a table of every row kept while its tables are decoded: a search asks it for every
         call."""
-        rows = info.tables.derived("rows", _rows)
+        rows = info.tables.derived("rows", derived.rows)
         return rows[row] if 0 <= row < len(rows) else at_row(info.outline, row)
 
     def remove(self, key: str, replacing: bool = False) -> None:
@@ -241,18 +241,25 @@ class RefIndex:
                 self._names_of(name).discard(key)
 
     # ---- resolution ---------------------------------------------------------------------
-    def module_file(self, module: str) -> FileInfo | None:
+    def module_file(self, module: str, like: FileInfo | None = None) -> FileInfo | None:
+        """The file a module name means; for an import in ``like``, one of its module system
+        first (a TypeScript import of `./store` took `store.py` when it was filed first)."""
         keys = self.modules.get(module)
         if keys:
+            if len(keys) > 1 and like is not None:  # a top-level `store.py` and `store.ts`
+                system = _system(like.path)
+                keys = [k for k in keys if _system(k) is system] or keys
             return self.files.get(keys[0])
         if module not in self.rooted:
             return None
         # (remembered: "test" or "utils" is a rooted name of hundreds of files, each
         # checked for package markers, and thousands of imports ask for the same few)
-        return self.remembered("module_file", module, lambda: min(
+        mine = _system(like.path) if like is not None else None
+        return self.remembered("module_file", (module, mine), lambda: min(
             (info for k in self.rooted[module] if (info := self.files.get(k))
              and module in self._rooted_valid(info)),
-            key=lambda i: len(i.path), default=None))
+            key=lambda i: (mine is not None and _system(i.path) is not mine, len(i.path)),
+            default=None))
 
     def _rooted_valid(self, info: FileInfo) -> list[str]:
         """The names below a folder that is no package (the project's import root)."""
@@ -343,7 +350,7 @@ class RefIndex:
                     return target
         for imp in info.refs.imports:
             if imp.name == "*":
-                src = self.module_file(self.absolute(info, imp))
+                src = self.module_file(self.absolute(info, imp), info)
                 if src is not None and (found := self.export(src, name, hops + 1)):
                     return found
         return None
@@ -354,12 +361,12 @@ class RefIndex:
         if imp.name is None or imp.name == "*":
             return None
         module = self.absolute(info, imp)
-        src = self.module_file(module)
+        src = self.module_file(module, info)
         if src is None and _system(info.path).global_classes:  # `use App\Money`: by name
             return self.global_class(f"{module}.{imp.name}") or self.global_class(imp.name)
         if src is None and "." in module:  # a member through its class (Java's static
             package, _, cls = module.rpartition(".")  # import of `pkg.Util.check`)
-            src = self.module_file(package)
+            src = self.module_file(package, info)
             return self.export(src, f"{cls}.{imp.name}", hops) if src is not None else None
         return self.export(src, imp.name, hops) if src is not None else None
 
@@ -372,18 +379,18 @@ class RefIndex:
             if imp.name is None:  # a plain import: what it binds is the system's rule
                 target = _system(info.path).plain_target(imp.local, imp.module, rest,
                                                          self.absolute(info, imp))
-                return self.module_file(target) if target is not None else None
+                return self.module_file(target, info) if target is not None else None
             if imp.name != "*":  # from pkg import mod [as x]
                 return self.module_file(
-                    ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p))
+                    ".".join(p for p in (self.absolute(info, imp), imp.name, rest) if p), info)
         # No import binds it: a path the language resolves without one (Rust's crate::a),
         # else a module a glob import brings (`use tracing_mock::*;` then `expect::f()`)
         root = info.key[: len(info.key) - len(info.path)]
         target = _system(info.path).path_module(expr, info.path, root)
-        found = self.module_file(target) if target is not None else None
+        found = self.module_file(target, info) if target is not None else None
         for imp in info.refs.imports if found is None else ():
             if imp.name == "*":
-                found = self.module_file(f"{self.absolute(info, imp)}.{expr}")
+                found = self.module_file(f"{self.absolute(info, imp)}.{expr}", info)
                 if found is not None:
                     break
         return found
@@ -444,7 +451,7 @@ class RefIndex:
         found = [(info, d) for d in info.outline.decls if d.kind == "trait"]
         for imp in info.refs.imports:
             if imp.name == "*":
-                src = self.module_file(self.absolute(info, imp))
+                src = self.module_file(self.absolute(info, imp), info)
                 found += [(src, d) for d in src.outline.decls
                           if d.kind == "trait" and not d.parents] if src is not None else []
             elif imp.name and (hit := self.imported(info, imp)) and hit[1].kind == "trait":
@@ -564,35 +571,6 @@ def _global_names(info: FileInfo) -> tuple[str, ...]:
     if not (system.global_functions or system.global_classes):
         return ()
     return info.tables.head_names().declared
-
-
-def _scopes(outline: Outline, refs: Refs | None) -> list[str | None]:
-    """The innermost function around each row (its qualname), None at module level."""
-    rows: list[str | None] = [None] * (outline.line_count + 1)
-    functions = sorted((d for d in outline.decls
-                        if d.body is not None and d.kind in ("function", "method")),
-                       key=lambda d: d.span.start_row)
-    for d in functions:  # later starts are nested deeper: they overwrite their parents
-        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
-            rows[r] = d.qualname
-    return rows
-
-
-def _rows(outline: Outline, refs: Refs | None) -> list[Decl | None]:
-    """The innermost declaration of each row (the later of equal ones)."""
-    rows: list[Decl | None] = [None] * (outline.line_count + 1)
-    # larger first, so the innermost (and of equal ones the later) is written last
-    for d in sorted(outline.decls, key=lambda d: d.span.start_row - d.span.last_row):
-        for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
-            rows[r] = d
-    return rows
-
-
-def _bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Binding]]:
-    table: dict[str, list[Binding]] = {}
-    for b in refs.bindings if refs is not None else ():
-        table.setdefault(b.name, []).append(b)
-    return table
 
 
 def module_names(path: str) -> list[str]:

@@ -337,8 +337,8 @@ def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
     for imp in info.refs.imports:
         if imp.local == head:
             module = imp.module if imp.name is None else index.absolute(info, imp)
-            return index.module_file(module) is None and index.module_file(
-                module.split(".")[0]) is None
+            return index.module_file(module, info) is None and index.module_file(
+                module.split(".")[0], info) is None
     return False
 
 
@@ -349,7 +349,7 @@ def _workspace_import(index: RefIndex, info: FileInfo, name: str
     proven absent)."""
     for imp in info.refs.imports:
         if imp.local == name and imp.name and imp.name != "*":
-            src = index.module_file(index.absolute(info, imp))
+            src = index.module_file(index.absolute(info, imp), info)
             return (imp.module, src, imp.name) if src is not None else None
     return None
 
