@@ -15,8 +15,11 @@ target: that tenth request asks what the first did, cold for its own files, but 
 server's once-per-process work was done. The first request beside it is the fair
 comparison (beside the tenth target's own first request, which compares two targets).
 
+``--first-only N`` measures only the first request against the tenth, each on N fresh
+servers, and prints their medians.
+
 Usage: python bench/tail.py LANG:CORPUS [LANG:CORPUS ...] [--files 20] [--seed 19]
-       [--ceiling 16000] [--limit 400]
+       [--ceiling 16000] [--limit 400] [--first-only N]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -87,6 +91,32 @@ async def first_as_tenth(corpus: Path, picks: list[tuple[str, str, int]],
                 await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
                 took = (time.perf_counter() - t) * 1000
     return took
+
+
+async def first_alone(corpus: Path, pick: tuple[str, str, int], args: argparse.Namespace
+                      ) -> float:
+    """The first target as a fresh server's first request (ms)."""
+    with tempfile.TemporaryDirectory() as cache:
+        async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
+                                         wait_for_index=True, timeout=900) as ctx:
+            t = time.perf_counter()
+            await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
+            return (time.perf_counter() - t) * 1000
+
+
+async def first_only(args: argparse.Namespace) -> None:
+    """``--first-only N``: the first target asked first and as the tenth request, each on
+    N fresh servers; their medians (one server's first request is too noisy to compare)."""
+    for pair in args.pairs:
+        lang, _, name = pair.partition(":")
+        corpus = Path(name).resolve()
+        picks = targets(corpus, lang, args.files, args.seed, args.limit)
+        first = [await first_alone(corpus, picks[0], args) for _ in range(args.first_only)]
+        tenth = [await first_as_tenth(corpus, picks, args) for _ in range(args.first_only)]
+        print(f"{lang}: {corpus.name}, {picks[0][0]}::{picks[0][1]}: first, median of "
+              f"{args.first_only}, {statistics.median(first):.1f} ms "
+              f"{[round(x) for x in first]}; as the tenth {statistics.median(tenth):.1f} ms "
+              f"{[round(x) for x in tenth]}", flush=True)
 
 
 async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -159,7 +189,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=19)
     ap.add_argument("--ceiling", type=int, default=16000)
     ap.add_argument("--limit", type=int, default=400, help="constructs per corpus at most")
-    asyncio.run(run(ap.parse_args()))
+    ap.add_argument("--first-only", type=int, default=0, metavar="N",
+                    help="only the first request against the tenth, medians over N servers")
+    args = ap.parse_args()
+    asyncio.run(first_only(args) if args.first_only else run(args))
 
 
 if __name__ == "__main__":

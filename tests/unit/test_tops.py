@@ -43,7 +43,7 @@ def test_every_name_of_every_fixture_module_means_what_a_full_build_says() -> No
         ws = _workspace(lang_dir)
         refs = ws.refs
         for info in list(refs.files.values()):
-            members = refs.package(info)
+            members = sorted(refs.package(info), key=lambda m: m.key)  # (path order)
             exported = frozenset(_system(info.path).export_objects)
             truth = _every_name(members, exported)
             tops = refs._tops(info)

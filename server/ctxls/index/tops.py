@@ -14,7 +14,7 @@ _KEY = operator.attrgetter("key")
 
 
 class Tops(Generic[M]):
-    """What each name means at the top of a module, in file then source order: its files'
+    """What each name means at the top of a module, in path then source order: its files'
     top-level declarations (also inside a namespace: C++, C# ``billing.Ledger``) by name,
     and every declaration by its dotted qualname. Looked up name by name, and only the
     files that declare the name at their top (or the qualname) are decoded: a Java
