@@ -16,10 +16,14 @@ server's once-per-process work was done. The first request beside it is the fair
 comparison (beside the tenth target's own first request, which compares two targets).
 
 ``--first-only N`` measures only the first request against the tenth, each on N fresh
-servers, and prints their medians.
+servers, and prints their medians: the tenth after nine targets of the sample (mostly in
+the first's own file, so its file and neighbours are warm: what is per target), and after
+nine targets of nine other files (what a server builds once and every window shares).
+``--pause S`` asks each server's first request S seconds after the ready signal (what is
+read ahead behind it is then in place), in both.
 
 Usage: python bench/tail.py LANG:CORPUS [LANG:CORPUS ...] [--files 20] [--seed 19]
-       [--ceiling 16000] [--limit 400] [--first-only N]
+       [--ceiling 16000] [--limit 400] [--first-only N [--pause S]]
 """
 
 from __future__ import annotations
@@ -78,15 +82,18 @@ def _construct(pick: tuple[str, str, int], ceiling: int) -> dict[str, Any]:
 
 
 async def first_as_tenth(corpus: Path, picks: list[tuple[str, str, int]],
-                         args: argparse.Namespace) -> float:
+                         args: argparse.Namespace, before: list[tuple[str, str, int]] | None = None
+                         ) -> float:
     """The first target asked as the tenth request of a fresh server (ms), after nine
-    others."""
-    if len(picks) < 10:
+    others (``before``, else the next nine of ``picks``)."""
+    before = picks[1:10] if before is None else before
+    if len(before) < 9:
         return float("nan")
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
                                          wait_for_index=True, timeout=900) as ctx:
-            for pick in [*picks[1:10], picks[0]]:
+            await asyncio.sleep(getattr(args, "pause", 0.0))
+            for pick in [*before, picks[0]]:
                 t = time.perf_counter()
                 await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
                 took = (time.perf_counter() - t) * 1000
@@ -99,6 +106,7 @@ async def first_alone(corpus: Path, pick: tuple[str, str, int], args: argparse.N
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
                                          wait_for_index=True, timeout=900) as ctx:
+            await asyncio.sleep(getattr(args, "pause", 0.0))
             t = time.perf_counter()
             await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
             return (time.perf_counter() - t) * 1000
@@ -111,12 +119,18 @@ async def first_only(args: argparse.Namespace) -> None:
         lang, _, name = pair.partition(":")
         corpus = Path(name).resolve()
         picks = targets(corpus, lang, args.files, args.seed, args.limit)
+        elsewhere = list({pk[0]: pk for pk in reversed(picks)}.values())  # (each file's first)
+        elsewhere = [pk for pk in reversed(elsewhere) if pk[0] != picks[0][0]][:9]
         first = [await first_alone(corpus, picks[0], args) for _ in range(args.first_only)]
         tenth = [await first_as_tenth(corpus, picks, args) for _ in range(args.first_only)]
-        print(f"{lang}: {corpus.name}, {picks[0][0]}::{picks[0][1]}: first, median of "
-              f"{args.first_only}, {statistics.median(first):.1f} ms "
+        other = [await first_as_tenth(corpus, picks, args, elsewhere)
+                 for _ in range(args.first_only)]
+        print(f"{lang}: {corpus.name}, {picks[0][0]}::{picks[0][1]}"
+              f"{f' (asked {args.pause:g} s after ready)' if args.pause else ''}: first, "
+              f"median of {args.first_only}, {statistics.median(first):.1f} ms "
               f"{[round(x) for x in first]}; as the tenth {statistics.median(tenth):.1f} ms "
-              f"{[round(x) for x in tenth]}", flush=True)
+              f"{[round(x) for x in tenth]}; as the tenth after nine other files' "
+              f"{statistics.median(other):.1f} ms {[round(x) for x in other]}", flush=True)
 
 
 async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -191,6 +205,8 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=400, help="constructs per corpus at most")
     ap.add_argument("--first-only", type=int, default=0, metavar="N",
                     help="only the first request against the tenth, medians over N servers")
+    ap.add_argument("--pause", type=float, default=0.0, metavar="S",
+                    help="with --first-only: the first request S seconds after ready")
     args = ap.parse_args()
     asyncio.run(first_only(args) if args.first_only else run(args))
 

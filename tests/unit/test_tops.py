@@ -46,7 +46,7 @@ def test_every_name_of_every_fixture_module_means_what_a_full_build_says() -> No
             members = sorted(refs.package(info), key=lambda m: m.key)  # (path order)
             exported = frozenset(_system(info.path).export_objects)
             truth = _every_name(members, exported)
-            tops = refs._tops(info)
+            tops = refs.tops(info)
             for key, want in truth.items():
                 assert [(m.key, d) for m, d in tops.get(key, ())] == want, (info.path, key)
                 checked += 1
@@ -75,14 +75,14 @@ def test_a_package_lookup_decodes_only_the_files_that_declare_or_bind_the_name(
     files = {Path(k).name: info for k, info in refs.files.items()}
     assert not any(info.tables.decoded for info in files.values())
 
-    found = refs._tops(files["Cart.java"]).get("Tax", ())
+    found = refs.tops(files["Cart.java"]).get("Tax", ())
     assert [(Path(m.key).name, d.qualname) for m, d in found] == [("Tax.java", "Tax")]
     assert [n for n, info in files.items() if info.tables.decoded] == ["Tax.java"]
     # a member's qualname, and a name every file declares only as a member, decode no file
     # but the one that holds the answer (each class's `size` was decoded for `Order.size`)
-    assert [(Path(m.key).name, d.qualname) for m, d in refs._tops(files["Cart.java"]).get(
+    assert [(Path(m.key).name, d.qualname) for m, d in refs.tops(files["Cart.java"]).get(
         "Order.size", ())] == [("Order.java", "Order.size")]
-    assert list(refs._tops(files["Cart.java"]).get("size", ())) == []
+    assert list(refs.tops(files["Cart.java"]).get("size", ())) == []
     assert sorted(n for n, info in files.items() if info.tables.decoded) == ["Order.java",
                                                                             "Tax.java"]
 
@@ -106,5 +106,5 @@ def test_a_modules_files_are_read_in_path_order_whatever_order_they_were_filed(
     ws.refs.settle()
     files = {Path(k).name: info for k, info in ws.refs.files.items()}
     assert list(files) == ["c.go", "b.go", "a.go"]  # (filed last to first)
-    tops = ws.refs._tops(files["b.go"])
+    tops = ws.refs.tops(files["b.go"])
     assert [Path(m.key).name for m, _ in tops.get("Same", ())] == ["a.go", "b.go", "c.go"]

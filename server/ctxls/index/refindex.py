@@ -290,7 +290,7 @@ class RefIndex:
             info.path).absolute(imp.module, imp.level, info.path, root,
                                 lambda rel: f"{root}{rel}" in self.files))
 
-    def _tops(self, info: FileInfo) -> Tops[FileInfo]:
+    def tops(self, info: FileInfo) -> Tops[FileInfo]:
         """What each name means at the top of ``info``'s module (``Tops``). Kept per module
         until the index changes."""
         tag = _package_tag(info.path) or info.key
@@ -304,12 +304,12 @@ class RefIndex:
 
     def binders(self, info: FileInfo, name: str) -> list[FileInfo]:
         """The files of ``info``'s module that may bind ``name``, in file order."""
-        return self._tops(info).binders(name)
+        return self.tops(info).binders(name)
 
     def members(self, info: FileInfo, qualname: str) -> list[tuple[FileInfo, Decl]]:
         """The declarations of ``info``'s module with this dotted qualname (a Go method
         may be in any file of its package), in file then source order."""
-        return [(m, d) for m, d in self._tops(info).get(qualname, ()) if d.qualname == qualname]
+        return [(m, d) for m, d in self.tops(info).get(qualname, ()) if d.qualname == qualname]
 
     def export(self, info: FileInfo, name: str, hops: int = 0) -> tuple[FileInfo, Decl] | None:
         """The declaration ``name`` means at the top of ``info``'s module, re-exports followed;
@@ -322,7 +322,7 @@ class RefIndex:
 
     def _export(self, info: FileInfo, name: str, hops: int) -> tuple[FileInfo, Decl] | None:
         prototype: tuple[FileInfo, Decl] | None = None
-        for member, d in self._tops(info).get(name, ()):
+        for member, d in self.tops(info).get(name, ()):
             if prototype is not None and member is prototype[0]:
                 continue  # (an overload signature stands for its own file's implementation)
             if d.body is None and d.kind in ("function", "method") and prototype is None:
@@ -414,7 +414,7 @@ class RefIndex:
             expr = m.group(1)
         if around is not None and "." not in expr:
             scopes = (*around.parents, around.qualname)
-            tops = self._tops(info)
+            tops = self.tops(info)
             for scope in reversed(scopes):  # innermost visible definition wins
                 for member, d in tops.get(f"{scope}.{expr}", ()):
                     if member is info and d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":

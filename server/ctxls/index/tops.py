@@ -46,6 +46,10 @@ class Tops(Generic[M]):
         """The files that may bind ``name``, in file order."""
         return [self._members[i] for i in self._names()[1].get(name, ())]
 
+    def prepare(self) -> None:
+        """Read every file's names now (from each payload's head), not at the first lookup."""
+        self._names()
+
     def _names(self) -> tuple[dict[str, list[int]], ...]:
         heads = self._heads
         if heads is None:  # (from each payload's head, without decoding the files)

@@ -1,0 +1,48 @@
+"""Reading ahead, once the index is ready: what requests build of the files most of them
+read, built before the first one asks.
+
+A window resolves names through the module name maps of the files it reads, the modules
+their imports name, and their decoded tables; each is built by the first request that
+needs it and kept for the next. The first window after a scan built them for the
+workspace's most-read files (okio: 46-52 ms, against 30-34 ms for the same target asked
+after nine windows on other files). Built here on a worker thread, they are ready for a
+request that comes a moment after the ready signal. Bounded: a large workspace's first
+requests read a few hundred files, and each decoded file costs ~25 KiB.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ctxls.index.refindex import FileInfo, RefIndex
+
+AHEAD_FILES = 500  # files read ahead, the most named first
+PAUSE_EVERY = 20  # files between chances for a request to go first
+
+
+def most_named(refs: RefIndex) -> list[FileInfo]:
+    """The index's files, those named by the most files first (by the last part of their
+    module's name: a Java class's file by the class, a Python module by its import), then
+    in path order."""
+    def named(info: FileInfo) -> int:
+        stem = info.path.rsplit("/", 1)[-1].split(".", 1)[0]
+        return len(refs.by_name.get(stem, ()))
+    return sorted(refs.files.values(), key=lambda i: (-named(i), i.key))
+
+
+def read_ahead(refs: RefIndex, limit: int = AHEAD_FILES,
+               pause: Callable[[], None] = lambda: None) -> int:
+    """Build the module name maps, the imported modules and the decoded tables of the
+    ``limit`` most named files of ``refs`` (a view: this runs beside the server's loop);
+    ``pause`` between files. The name maps first: they read each file's payload head,
+    which a decoded file answers more slowly. Returns the number of files read."""
+    chosen = most_named(refs)[:limit]
+    steps: tuple[Callable[[FileInfo], object], ...] = (
+        lambda info: refs.tops(info).prepare(), refs.imported_modules,
+        lambda info: info.tables.outline)
+    for step in steps:
+        for n, info in enumerate(chosen):
+            if n % PAUSE_EVERY == 0:
+                pause()
+            step(info)
+    return len(chosen)

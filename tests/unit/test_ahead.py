@@ -1,0 +1,99 @@
+"""Reading ahead (``index/ahead.py``): the most named files' shared tables built before a
+request asks, and no others."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ctxls.index.ahead import most_named, read_ahead
+from ctxls.index.scan import index_batch
+from ctxls.workspace import Workspace
+
+
+def _workspace(root: Path) -> Workspace:
+    ws = Workspace([root])
+    ws.add(index_batch(ws.scan_plan(), 1 << 20))  # (packed, as a scan's workers send them)
+    ws.refs.settle()
+    return ws
+
+
+def _shop(root: Path) -> None:
+    pkg = root / "src" / "main" / "java" / "org" / "shop"
+    pkg.mkdir(parents=True)
+    (pkg / "Money.java").write_text(
+        "package org.shop;\n\npublic class Money {\n  public int cents() { return 1; }\n}\n")
+    (pkg / "Tax.java").write_text(
+        "package org.shop;\n\npublic class Tax {\n"
+        "  public Money of(Money m) { return new Money(); }\n}\n")
+    (pkg / "Cart.java").write_text(
+        "package org.shop;\n\nimport java.util.List;\n\npublic class Cart {\n"
+        "  Money total() { Money m = new Money(); return new Tax().of(m); }\n}\n")
+    (pkg / "Lonely.java").write_text(
+        "package org.shop;\n\npublic class Lonely {\n  void f() {}\n}\n")
+
+
+def test_files_named_by_most_files_come_first_then_path_order(tmp_path: Path) -> None:
+    _shop(tmp_path)
+    ws = _workspace(tmp_path)
+    named = {name: len(ws.refs.by_name.get(name, ()))
+             for name in ("Money", "Tax", "Cart", "Lonely")}
+    assert named["Money"] > named["Tax"] > 0 == named["Cart"] == named["Lonely"]
+    assert [Path(i.path).stem for i in most_named(ws.refs)] == ["Money", "Tax", "Cart",
+                                                                 "Lonely"]
+
+
+def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path: Path) -> None:
+    _shop(tmp_path)
+    ws = _workspace(tmp_path)
+    files = {Path(i.path).stem: i for i in ws.refs.files.values()}
+    assert not any(i.tables.decoded for i in files.values())  # (as a scan leaves them)
+    pauses = []
+    view = ws.refs.frozen()
+    assert read_ahead(view, limit=2, pause=lambda: pauses.append(1)) == 2
+    assert pauses  # (a request may go first)
+    assert sorted(s for s, i in files.items() if i.tables.decoded) == ["Money", "Tax"]
+    # their imported modules and their package's name map are kept for the requests
+    assert set(ws.refs._imported) == {files["Money"].key, files["Tax"].key}
+    tops = ws.refs.tops(files["Money"])
+    assert tops is view.tops(files["Money"])  # (the view's is the index's: the same version)
+    assert tops._heads is not None  # (read from every member's payload head)
+    # what a lookup then finds is what it finds without reading ahead
+    fresh = _workspace(tmp_path)
+    again = {Path(i.path).stem: i for i in fresh.refs.files.values()}
+    for name in ("Money", "Tax", "Cart", "cents"):
+        assert [(Path(m.key).name, d.qualname) for m, d in tops.get(name, ())] == [
+            (Path(m.key).name, d.qualname) for m, d in fresh.refs.tops(again["Money"]).get(
+                name, ())]
+
+
+def test_read_ahead_of_more_files_than_the_index_holds_reads_them_all(tmp_path: Path) -> None:
+    _shop(tmp_path)
+    ws = _workspace(tmp_path)
+    assert read_ahead(ws.refs.frozen(), limit=500) == 4
+    assert all(i.tables.decoded for i in ws.refs.files.values())
+
+
+def test_a_server_reads_ahead_once_its_index_is_ready(tmp_path: Path) -> None:
+    """The engine reads ahead behind the ready signal, on its own (no request asks)."""
+    import asyncio
+    import time
+
+    from ctxls import engine as engine_mod
+
+    _shop(tmp_path)
+
+    async def run() -> list[bool]:
+        eng = engine_mod.Engine()
+        eng.open([tmp_path])
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=60)
+        files = list(eng.ws.refs.files.values())
+        deadline = time.monotonic() + 30
+        while not all(i.tables.decoded for i in files) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        decoded = [i.tables.decoded for i in files]
+        await eng.stop()
+        return decoded
+
+    decoded = asyncio.run(run())
+    assert len(decoded) == 4 and all(decoded)
