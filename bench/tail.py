@@ -125,12 +125,12 @@ async def first_only(args: argparse.Namespace) -> None:
         tenth = [await first_as_tenth(corpus, picks, args) for _ in range(args.first_only)]
         other = [await first_as_tenth(corpus, picks, args, elsewhere)
                  for _ in range(args.first_only)]
+        def show(ms: list[float]) -> str:  # (nan: the sample has too few targets)
+            return f"{statistics.median(ms):.1f} ms {[f'{x:.0f}' for x in ms]}"
         print(f"{lang}: {corpus.name}, {picks[0][0]}::{picks[0][1]}"
               f"{f' (asked {args.pause:g} s after ready)' if args.pause else ''}: first, "
-              f"median of {args.first_only}, {statistics.median(first):.1f} ms "
-              f"{[round(x) for x in first]}; as the tenth {statistics.median(tenth):.1f} ms "
-              f"{[round(x) for x in tenth]}; as the tenth after nine other files' "
-              f"{statistics.median(other):.1f} ms {[round(x) for x in other]}", flush=True)
+              f"median of {args.first_only}, {show(first)}; as the tenth {show(tenth)}; as "
+              f"the tenth after nine other files' {show(other)}", flush=True)
 
 
 async def one(lang: str, corpus: Path, args: argparse.Namespace) -> dict[str, Any]:
