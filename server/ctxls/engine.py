@@ -130,6 +130,7 @@ class Engine:
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.search_done = asyncio.Event()  # ... has ended
+        self.ahead_task: asyncio.Task[None] | None = None  # reading ahead (index/ahead.py)
         self.watching = False
         self.waiting = 0  # requests waiting for the scan
         self.scan_began_ns = 0
@@ -159,9 +160,10 @@ class Engine:
     async def stop(self) -> None:
         """Let a running scan finish writing the index cache (bounded), then stop; the
         search index's build just stops."""
-        if self.search_task is not None:
-            self.search_task.cancel()
-        self.stop_watching.set()
+        for task in (self.search_task, self.ahead_task):
+            if task is not None:
+                task.cancel()
+        self.stop_watching.set()  # (the read-ahead's thread stops at its next pause)
         if self.watcher is not None:
             self.watcher.close()
         if self.scan_task is not None and not self.scan_task.done():
@@ -340,7 +342,8 @@ class Engine:
         for work in (counting, compiling):
             with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
                 await work
-        await self._read_ahead()
+        # (its own task: the cache's write and the search index's build do not wait for it)
+        self.ahead_task = asyncio.create_task(self._read_ahead())
         if fresh:  # the index is ready; writing the cache must not delay the answers
             try:
                 await loop.run_in_executor(None, ws.persist, fresh)
@@ -358,14 +361,21 @@ class Engine:
         if not self.ws.refs.files:
             return
         began, view = time.perf_counter(), self.ws.refs.frozen()
+
+        def pause() -> None:
+            if self.stop_watching.is_set():
+                raise _Stopped
+            _pause(self.busy)
+
         try:
             done = await asyncio.get_running_loop().run_in_executor(
-                None, ahead.read_ahead, view, ahead.AHEAD_FILES,
-                functools.partial(_pause, self.busy))
+                None, ahead.read_ahead, view, ahead.AHEAD_FILES, pause)
             # (they live until evicted, freed by their counts: a full collection walking
             # them took 10 ms of jsoup's next window)
             gc.freeze()
             log.info("read ahead %d files in %.2f s", done, time.perf_counter() - began)
+        except _Stopped:
+            pass
         except Exception:  # (what a request then builds itself)
             log.error("read-ahead failed: %s", traceback.format_exc())
 
@@ -577,6 +587,10 @@ def _run(steps: list[Callable[[], object]]) -> object:
         with contextlib.suppress(Exception):  # (a request meets the same error later)
             step()
     return None
+
+
+class _Stopped(Exception):
+    """The server stops: background work ends at its next pause."""
 
 
 def _pause(busy: Callable[[], bool]) -> None:
