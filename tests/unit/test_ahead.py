@@ -97,3 +97,21 @@ def test_a_server_reads_ahead_once_its_index_is_ready(tmp_path: Path) -> None:
 
     decoded = asyncio.run(run())
     assert len(decoded) == 4 and all(decoded)
+
+
+def test_a_name_many_files_share_shares_its_importers(tmp_path: Path) -> None:
+    """Three `helpers.py` share the three files that import some `helpers`; `money.py`,
+    imported by two, alone: it comes first (thousands of `index.js` files in a JavaScript
+    tree each counted every importer of any `index`)."""
+    for pkg in ("a", "b", "c"):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text("")
+        (tmp_path / pkg / "helpers.py").write_text("def h():\n    return 1\n")
+    (tmp_path / "money.py").write_text("def cents():\n    return 1\n")
+    (tmp_path / "m1.py").write_text("import money\nfrom a import helpers\n")
+    (tmp_path / "m2.py").write_text("import money\nfrom b import helpers\n")
+    (tmp_path / "m3.py").write_text("from c import helpers\n")
+    ws = _workspace(tmp_path)
+    assert len(ws.refs.by_name["helpers"]) == 3 and len(ws.refs.by_name["money"]) == 2
+    order = [i.path for i in most_named(ws.refs)]
+    assert order[:4] == ["money.py", "a/helpers.py", "b/helpers.py", "c/helpers.py"]

@@ -12,37 +12,45 @@ requests read a few hundred files, and each decoded file costs ~25 KiB.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from ctxls.index.refindex import FileInfo, RefIndex
 
 AHEAD_FILES = 500  # files read ahead, the most named first
-PAUSE_EVERY = 20  # files between chances for a request to go first
+
+
+def _stem(info: FileInfo) -> str:
+    return info.path.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def most_named(refs: RefIndex) -> list[FileInfo]:
-    """The index's files, those named by the most files first (by the last part of their
-    module's name: a Java class's file by the class, a Python module by its import), then
-    in path order."""
-    def named(info: FileInfo) -> int:
-        stem = info.path.rsplit("/", 1)[-1].split(".", 1)[0]
-        return len(refs.by_name.get(stem, ()))
-    return sorted(refs.files.values(), key=lambda i: (-named(i), i.key))
+    """The index's files, those named by the most files first, then in path order. Named:
+    by the last part of their module's name (a Java class's file by the class, a Python
+    module by its import), shared among the files of that name (the thousands of
+    `index.js` files of a JavaScript tree share the files that import some `index`)."""
+    files = list(refs.files.values())
+    sharing = Counter(map(_stem, files))
+
+    def named(info: FileInfo) -> float:
+        stem = _stem(info)
+        return len(refs.by_name.get(stem, ())) / sharing[stem]
+    return sorted(files, key=lambda i: (-named(i), i.key))
 
 
 def read_ahead(refs: RefIndex, limit: int = AHEAD_FILES,
                pause: Callable[[], None] = lambda: None) -> int:
     """Build the module name maps, the imported modules and the decoded tables of the
     ``limit`` most named files of ``refs`` (a view: this runs beside the server's loop);
-    ``pause`` between files. The name maps first: they read each file's payload head,
-    which a decoded file answers more slowly. Returns the number of files read."""
+    ``pause`` before each file (one file's step is short, so a request that comes waits
+    little for it). The name maps first: they read each file's payload head, which a
+    decoded file answers more slowly. Returns the number of files read."""
     chosen = most_named(refs)[:limit]
     steps: tuple[Callable[[FileInfo], object], ...] = (
         lambda info: refs.tops(info).prepare(), refs.imported_modules,
         lambda info: info.tables.outline)
     for step in steps:
-        for n, info in enumerate(chosen):
-            if n % PAUSE_EVERY == 0:
-                pause()
+        for info in chosen:
+            pause()
             step(info)
     return len(chosen)
