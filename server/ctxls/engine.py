@@ -163,7 +163,7 @@ class Engine:
         for task in (self.search_task, self.ahead_task):
             if task is not None:
                 task.cancel()
-        self.stop_watching.set()  # (the read-ahead's thread stops at its next pause)
+        self.stop_watching.set()  # (the read-ahead's thread ends at its next step)
         if self.watcher is not None:
             self.watcher.close()
         if self.scan_task is not None and not self.scan_task.done():
@@ -357,25 +357,18 @@ class Engine:
 
     async def _read_ahead(self) -> None:
         """The shared tables of the most-read files (``index/ahead.py``), on a view of the
-        index, stepping aside for requests."""
+        index, stepping aside for requests; a stopping server ends it at its next step."""
         if not self.ws.refs.files:
             return
         began, view = time.perf_counter(), self.ws.refs.frozen()
-
-        def pause() -> None:
-            if self.stop_watching.is_set():
-                raise _Stopped
-            _pause(self.busy)
-
         try:
             done = await asyncio.get_running_loop().run_in_executor(
-                None, ahead.read_ahead, view, ahead.AHEAD_FILES, pause)
+                None, ahead.read_ahead, view, ahead.AHEAD_FILES,
+                lambda: _pause(self.busy) and not self.stop_watching.is_set())
             # (they live until evicted, freed by their counts: a full collection walking
             # them took 10 ms of jsoup's next window)
             gc.freeze()
-            log.info("read ahead %d files in %.2f s", done, time.perf_counter() - began)
-        except _Stopped:
-            pass
+            log.info("read ahead %s files in %.2f s", done, time.perf_counter() - began)
         except Exception:  # (what a request then builds itself)
             log.error("read-ahead failed: %s", traceback.format_exc())
 
@@ -589,13 +582,11 @@ def _run(steps: list[Callable[[], object]]) -> object:
     return None
 
 
-class _Stopped(Exception):
-    """The server stops: background work ends at its next pause."""
-
-
-def _pause(busy: Callable[[], bool]) -> None:
+def _pause(busy: Callable[[], bool]) -> bool:
+    """Wait while ``busy``; True (go on)."""
     while busy():
         time.sleep(0.01)
+    return True
 
 
 def _stop_workers(pool: Executor) -> None:

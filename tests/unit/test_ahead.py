@@ -49,7 +49,7 @@ def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path:
     assert not any(i.tables.decoded for i in files.values())  # (as a scan leaves them)
     pauses = []
     view = ws.refs.frozen()
-    assert read_ahead(view, limit=2, pause=lambda: pauses.append(1)) == 2
+    assert read_ahead(view, limit=2, pause=lambda: not pauses.append(1)) == 2
     assert pauses  # (a request may go first)
     assert sorted(s for s, i in files.items() if i.tables.decoded) == ["Money", "Tax"]
     # their imported modules and their package's name map are kept for the requests
@@ -115,3 +115,13 @@ def test_a_name_many_files_share_shares_its_importers(tmp_path: Path) -> None:
     assert len(ws.refs.by_name["helpers"]) == 3 and len(ws.refs.by_name["money"]) == 2
     order = [i.path for i in most_named(ws.refs)]
     assert order[:4] == ["money.py", "a/helpers.py", "b/helpers.py", "c/helpers.py"]
+
+
+def test_read_ahead_stops_when_told(tmp_path: Path) -> None:
+    """A stopping server ends it at its next step."""
+    _shop(tmp_path)
+    ws = _workspace(tmp_path)
+    steps = []
+    assert read_ahead(ws.refs.frozen(), pause=lambda: len(steps) < 3 and not steps.append(1)
+                      ) is None
+    assert len(steps) == 3 and not any(i.tables.decoded for i in ws.refs.files.values())

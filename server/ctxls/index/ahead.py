@@ -39,18 +39,20 @@ def most_named(refs: RefIndex) -> list[FileInfo]:
 
 
 def read_ahead(refs: RefIndex, limit: int = AHEAD_FILES,
-               pause: Callable[[], None] = lambda: None) -> int:
+               pause: Callable[[], bool] = lambda: True) -> int | None:
     """Build the module name maps, the imported modules and the decoded tables of the
     ``limit`` most named files of ``refs`` (a view: this runs beside the server's loop);
     ``pause`` before each file (one file's step is short, so a request that comes waits
-    little for it). The name maps first: they read each file's payload head, which a
-    decoded file answers more slowly. Returns the number of files read."""
+    little for it), which says whether to go on. The name maps first: they read each
+    file's payload head, which a decoded file answers more slowly. Returns the number of
+    files read, or None when told to stop."""
     chosen = most_named(refs)[:limit]
     steps: tuple[Callable[[FileInfo], object], ...] = (
         lambda info: refs.tops(info).prepare(), refs.imported_modules,
         lambda info: info.tables.outline)
     for step in steps:
         for info in chosen:
-            pause()
+            if not pause():
+                return None
             step(info)
     return len(chosen)
