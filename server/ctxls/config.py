@@ -42,6 +42,9 @@ class Options:
     # Build ctx/search's index after the scan, a few files at a time between requests, so
     # the first search does not wait for it (Django: 12 s, ~100 MiB). False: on first use.
     search_prebuild: bool = True
+    # Files whose shared tables are built behind the ready signal while no request is
+    # answered, the most named first (index/ahead.py; ~25 KiB each). 0: none.
+    read_ahead: int = 500
     # Seconds a request that depends on the index waits for the initial scan (standard LSP
     # requests, and ctx/construct unless `waitForIndex: false`) before it answers with what
     # there is, saying so.

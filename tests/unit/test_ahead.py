@@ -122,6 +122,30 @@ def test_read_ahead_stops_when_told(tmp_path: Path) -> None:
     _shop(tmp_path)
     ws = _workspace(tmp_path)
     steps = []
-    assert read_ahead(ws.refs.frozen(), pause=lambda: len(steps) < 3 and not steps.append(1)
-                      ) is None
+    assert read_ahead(ws.refs.frozen(), 500,
+                      pause=lambda: len(steps) < 3 and not steps.append(1)) is None
     assert len(steps) == 3 and not any(i.tables.decoded for i in ws.refs.files.values())
+
+
+def test_a_server_told_to_read_nothing_ahead_decodes_nothing(tmp_path: Path) -> None:
+    """`readAhead: 0`: what the scan left as payloads stays so (a second after ready, with
+    no request asked)."""
+    import asyncio
+
+    from ctxls import engine as engine_mod
+    from ctxls.config import Options
+
+    _shop(tmp_path)
+
+    async def run() -> list[bool]:
+        eng = engine_mod.Engine()
+        eng.open([tmp_path], Options(read_ahead=0))
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=60)
+        await asyncio.sleep(1.0)
+        decoded = [i.tables.decoded for i in eng.ws.refs.files.values()]
+        await eng.stop()
+        return decoded
+
+    decoded = asyncio.run(run())
+    assert len(decoded) == 4 and not any(decoded)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from ctxls.index.refindex import FileInfo, RefIndex
 
-AHEAD_FILES = 500  # files read ahead, the most named first
 # What is read ahead lives until evicted (freed by reference counts, not by the collector),
 # so it is kept out of collections as it is made: a full collection walking it cost jsoup's
 # next window 10 ms.
@@ -43,14 +42,14 @@ def most_named(refs: RefIndex) -> list[FileInfo]:
     return sorted(files, key=lambda i: (-named(i), i.key))
 
 
-def read_ahead(refs: RefIndex, limit: int = AHEAD_FILES,
+def read_ahead(refs: RefIndex, limit: int,
                pause: Callable[[], bool] = lambda: True) -> int | None:
     """Build the module name maps, the imported modules and the decoded tables of the
-    ``limit`` most named files of ``refs`` (a view: this runs beside the server's loop);
-    ``pause`` before each file (one file's step is short, so a request that comes waits
-    little for it), which says whether to go on. The name maps first: they read each
-    file's payload head, which a decoded file answers more slowly. Returns the number of
-    files read, or None when told to stop."""
+    ``limit`` (the option `readAhead`) most named files of ``refs`` (a view: this runs
+    beside the server's loop); ``pause`` before each file (one file's step is short, so a
+    request that comes waits little for it), which says whether to go on. The name maps
+    first: they read each file's payload head, which a decoded file answers more slowly.
+    Returns the number of files read, or None when told to stop."""
     chosen = most_named(refs)[:limit]
     steps: tuple[Callable[[FileInfo], object], ...] = (
         lambda info: refs.tops(info).prepare(), refs.imported_modules,
