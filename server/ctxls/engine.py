@@ -356,17 +356,17 @@ class Engine:
             self.search_task = asyncio.create_task(self._build_search())
 
     async def _read_ahead(self) -> None:
-        """The shared tables of the most-read files (``index/ahead.py``), on a view of the
-        index, only while no request is answered (unlike ``busy``, never once a second: a
+        """The shared tables of the most-read files (``index/ahead.py``), on a snapshot,
+        only while no request is answered (unlike ``busy``, never once a second: a
         nicety must not slow an answer); a stopping server ends it at its next step."""
         if not self.ws.refs.files or self.ws.options.read_ahead <= 0:
             return
-        began, view = time.perf_counter(), self.ws.refs.frozen()
+        began, snap = time.perf_counter(), self.ws.snapshot()
         def lately() -> bool:
             return self.answering > 0 or time.monotonic() - self.answered_at < QUIET_S
         try:
             done = await asyncio.get_running_loop().run_in_executor(
-                None, ahead.read_ahead, view, self.ws.options.read_ahead,
+                None, ahead.read_ahead, snap, self.ws.options.read_ahead,
                 lambda: _pause(lately) and not self.stop_watching.is_set())
             log.info("read ahead %s files in %.2f s", done, time.perf_counter() - began)
         except Exception:  # (what a request then builds itself)

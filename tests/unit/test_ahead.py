@@ -48,14 +48,18 @@ def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path:
     files = {Path(i.path).stem: i for i in ws.refs.files.values()}
     assert not any(i.tables.decoded for i in files.values())  # (as a scan leaves them)
     pauses = []
-    view = ws.refs.frozen()
-    assert read_ahead(view, limit=2, pause=lambda: not pauses.append(1)) == 2
-    assert pauses  # (a request may go first)
+    snap = ws.snapshot()
+    assert "basenames" not in ws._listing._memo
+    assert read_ahead(snap, limit=2, pause=lambda: not pauses.append(1)) == 2
+    assert len(pauses) == 3 + 3 * 2  # (a request may go first: before each step)
+    # the listing's facts a window asks are worked out for the workspace's entries
+    assert ws._listing._memo["basenames"][0] is ws.entries
+    assert snap.named("Money.java") == [files["Money"].key]
     assert sorted(s for s, i in files.items() if i.tables.decoded) == ["Money", "Tax"]
     # their imported modules and their package's name map are kept for the requests
     assert set(ws.refs._imported) == {files["Money"].key, files["Tax"].key}
     tops = ws.refs.tops(files["Money"])
-    assert tops is view.tops(files["Money"])  # (the view's is the index's: the same version)
+    assert tops is snap.refs.tops(files["Money"])  # (the view's is the index's: one version)
     assert tops._heads is not None  # (read from every member's payload head)
     # what a lookup then finds is what it finds without reading ahead
     fresh = _workspace(tmp_path)
@@ -69,7 +73,7 @@ def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path:
 def test_read_ahead_of_more_files_than_the_index_holds_reads_them_all(tmp_path: Path) -> None:
     _shop(tmp_path)
     ws = _workspace(tmp_path)
-    assert read_ahead(ws.refs.frozen(), limit=500) == 4
+    assert read_ahead(ws.snapshot(), limit=500) == 4
     assert all(i.tables.decoded for i in ws.refs.files.values())
 
 
@@ -122,9 +126,9 @@ def test_read_ahead_stops_when_told(tmp_path: Path) -> None:
     _shop(tmp_path)
     ws = _workspace(tmp_path)
     steps = []
-    assert read_ahead(ws.refs.frozen(), 500,
-                      pause=lambda: len(steps) < 3 and not steps.append(1)) is None
-    assert len(steps) == 3 and not any(i.tables.decoded for i in ws.refs.files.values())
+    assert read_ahead(ws.snapshot(), 500,
+                      pause=lambda: len(steps) < 5 and not steps.append(1)) is None
+    assert len(steps) == 5 and not any(i.tables.decoded for i in ws.refs.files.values())
 
 
 def test_a_server_told_to_read_nothing_ahead_decodes_nothing(tmp_path: Path) -> None:
