@@ -92,7 +92,7 @@ async def first_as_tenth(corpus: Path, picks: list[tuple[str, str, int]],
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
                                          wait_for_index=True, timeout=900) as ctx:
-            await asyncio.sleep(getattr(args, "pause", 0.0))
+            await asyncio.sleep(args.pause)
             for pick in [*before, picks[0]]:
                 t = time.perf_counter()
                 await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
@@ -106,7 +106,7 @@ async def first_alone(corpus: Path, pick: tuple[str, str, int], args: argparse.N
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
                                          wait_for_index=True, timeout=900) as ctx:
-            await asyncio.sleep(getattr(args, "pause", 0.0))
+            await asyncio.sleep(args.pause)
             t = time.perf_counter()
             await ctx.request("ctx/construct", _construct(pick, args.ceiling), timeout=120)
             return (time.perf_counter() - t) * 1000

@@ -210,16 +210,17 @@ class Engine:
             snap.cancel.set()
             raise
 
-    def busy(self) -> bool:
+    def busy(self, strict: bool = False) -> bool:
         """Whether background work (the warm-up, the drift listing, the search index's
         build) should wait: a request is being answered, or one was a moment ago (its
         response is still being written, and an agent's next request is on its way). Each
         holds the GIL in stretches that a request's threads would wait for. Once a second
         it may take a step however busy requests keep the server (a client polling every
-        50 ms would otherwise hold it back for good)."""
+        50 ms would otherwise hold it back for good); ``strict``, never (a nicety such as
+        reading ahead must not slow an answer)."""
         now = time.monotonic()
-        if (self.answering == 0 and now - self.answered_at >= QUIET_S) \
-                or now - self.idle_at > MAX_YIELD_S:  # (a client that never stops asking)
+        quiet = self.answering == 0 and now - self.answered_at >= QUIET_S
+        if quiet or (not strict and now - self.idle_at > MAX_YIELD_S):
             self.idle_at = now
             return False
         return True
@@ -357,17 +358,16 @@ class Engine:
 
     async def _read_ahead(self) -> None:
         """The shared tables of the most-read files (``index/ahead.py``), on a snapshot,
-        only while no request is answered (unlike ``busy``, never once a second: a
-        nicety must not slow an answer); a stopping server ends it at its next step."""
+        only while no request is answered (``busy(strict=True)``); a stopping server ends
+        it at its next step."""
         if not self.ws.refs.files or self.ws.options.read_ahead <= 0:
             return
         began, snap = time.perf_counter(), self.ws.snapshot()
-        def lately() -> bool:
-            return self.answering > 0 or time.monotonic() - self.answered_at < QUIET_S
+        quiet = functools.partial(_pause, functools.partial(self.busy, strict=True))
         try:
             done = await asyncio.get_running_loop().run_in_executor(
                 None, ahead.read_ahead, snap, self.ws.options.read_ahead,
-                lambda: _pause(lately) and not self.stop_watching.is_set())
+                lambda: quiet() and not self.stop_watching.is_set())
             log.info("read ahead %s files in %.2f s", done, time.perf_counter() - began)
         except Exception:  # (what a request then builds itself)
             log.error("read-ahead failed: %s", traceback.format_exc())

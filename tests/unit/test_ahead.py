@@ -54,6 +54,7 @@ def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path:
     assert len(pauses) == 3 + 3 * 2  # (a request may go first: before each step)
     # the listing's facts a window asks are worked out for the workspace's entries
     assert ws._listing._memo["basenames"][0] is ws.entries
+    assert ws._listing._memo["unindexed"][0] is ws.entries
     assert snap.named("Money.java") == [files["Money"].key]
     assert sorted(s for s, i in files.items() if i.tables.decoded) == ["Money", "Tax"]
     # their imported modules and their package's name map are kept for the requests

@@ -168,7 +168,10 @@ def test_background_work_waits_for_requests_but_not_for_ever() -> None:
     assert eng.busy()  # its response is still being written
     eng.answering = 1
     eng.idle_at = time.monotonic() - engine_mod.MAX_YIELD_S - 0.01
+    assert eng.busy(strict=True)  # (reading ahead takes no step while a request runs)
     assert not eng.busy() and eng.busy()  # one step, then waiting again
+    eng.answering, eng.answered_at = 0, time.monotonic() - 10
+    assert not eng.busy(strict=True)  # nothing answered lately: it goes on
 
 
 def test_a_cold_scan_on_this_process_builds_the_converters_before_ready(tmp_path: Path) -> None:

@@ -31,9 +31,10 @@ def _stem(info: FileInfo) -> str:
 
 def most_named(refs: RefIndex) -> list[FileInfo]:
     """The index's files, those named by the most files first, then in path order. Named:
-    by the last part of their module's name (a Java class's file by the class, a Python
-    module by its import), shared among the files of that name (the thousands of
-    `index.js` files of a JavaScript tree share the files that import some `index`)."""
+    by their file name's stem, as the inverted index files calls and imports (a Java
+    class's file by the class, a Python module by the last part of its import), the count
+    shared among the files of that stem (the thousands of `index.js` files of a JavaScript
+    tree share the files that import some `index`)."""
     files = list(refs.files.values())
     sharing = Counter(map(_stem, files))
 
@@ -70,5 +71,5 @@ def read_ahead(snap: Snapshot, limit: int,
                 return None
             step(info)
             if n % FREEZE_EVERY == 0 or n == len(chosen):
-                gc.freeze()  # (between two steps, while no request is answered)
+                gc.freeze()  # (right after a pause: the server's waits for no request)
     return len(chosen)
