@@ -754,6 +754,29 @@ def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
     assert [(r.call.obj, r.call.row) for r in [*resolved, *candidates]] == [("Widget", 12)]
 
 
+def test_a_rust_receiver_spelled_as_another_type_is_no_candidate() -> None:
+    """A type a file imports (from a glob of an outside crate, so unresolvable), names by
+    a path or with a turbofish, or declares itself (a struct) is not the class of the
+    workspace's `Handler::new`, unless an import somewhere renames the class to that name
+    (`Hd`, and `Hd2` re-exported from it); a type alias may name the class and stays."""
+    index = _workspace({
+        "src/other.rs": (b"use crate::Handler as Hd;\nuse crate::math::Vec3B;\n"
+                         b"use crate::again::Hd2;\ntype Alias = crate::Handler;\nstruct Local;\n"
+                         b"fn f() {\n    let h = Hd::new();\n    let v = Vec3B::new();\n"
+                         b"    let p = crate::math::Vec3B::new();\n"
+                         b"    let q = Query::<u8>::new();\n    let a = Alias::new();\n"
+                         b"    let l = Local::new();\n    let h2 = Hd2::new();\n}\n"),
+        "src/again.rs": b"pub use crate::other::Hd as Hd2;\n",
+        "src/math.rs": b"pub use glam::*;\n",
+        "src/lib.rs": (b"pub struct Handler;\n"
+                       b"impl Handler {\n    pub fn new() -> Self { Handler }\n}\n")})
+    home = index.files["/ws/src/lib.rs"]
+    new = resolve(home.outline, "Handler.new", "src/lib.rs")
+    resolved, candidates = references(index, "/ws/src/lib.rs", new)
+    assert sorted((r.call.obj, r.call.row) for r in resolved) == [("Hd", 6), ("Hd2", 12)]
+    assert [(c.call.obj, c.call.row) for c in candidates] == [("Alias", 10)]
+
+
 def test_c_tests_are_found_by_the_header_they_include() -> None:
     """Every C include is a star import: the test files that include the target's header
     (beside it, by a path from the root, below ``include/``) are found, and only those;

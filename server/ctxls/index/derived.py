@@ -34,3 +34,11 @@ def bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Bind
     for b in refs.bindings if refs is not None else ():
         table.setdefault(b.name, []).append(b)
     return table
+
+
+def kinds_by_name(outline: Outline, refs: Refs | None) -> dict[str, frozenset[str]]:
+    """The kinds of the declarations of each name the file declares."""
+    table: dict[str, set[str]] = {}
+    for d in outline.decls:
+        table.setdefault(d.name, set()).add(d.kind)
+    return {name: frozenset(kinds) for name, kinds in table.items()}

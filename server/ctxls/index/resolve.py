@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ctxls.index import derived
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP
-from ctxls.index.reach import aliases, may_reach, may_use, nearest, same_system
+from ctxls.index.reach import aliases, imports_of, may_reach, may_use, nearest, same_system
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
@@ -27,6 +28,9 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
+# Declarations a receiver spelled by their name can only mean themselves (``_another_type``).
+CONCRETE = frozenset({"struct", "enum", "class", "object", "impl"})
+NOTHING: frozenset[str] = frozenset()
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
@@ -233,17 +237,50 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
 
 def _another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
                   owner: str) -> bool:
-    """Whether a receiver is, by its capital, a type other than the method's own that the
-    file neither imports nor declares (``typed_by_case``): bevy's 11,000 calls of outside
-    types' ``new`` were each an unproven use of every ``new``. A one-letter name may be a
-    generic parameter (``T::new()`` calls any implementor's), and a trait's own method is
-    every implementor's, so those stay."""
-    if not index.module_system(info).typed_by_case or len(obj) < 2 or not obj.isidentifier() \
-            or not obj[0].isupper() or obj in (owner.rsplit(".", 1)[-1], "Self") or any(
+    """Whether a receiver is, by its capital, a type other than the method's own
+    (``typed_by_case``): bevy's 11,000 calls of outside types' ``new`` were each an unproven
+    use of every ``new``. A path (``syn::Error``, ``Query::<T>``) is judged by its last type.
+    Another type it is, whether the file declares it (a struct, an enum, their impls; not a
+    type alias or a trait, whose calls may reach the class), imports it or has it from a
+    prelude or a glob, unless some import in the workspace renames the class (or a rename
+    of it) to that name. A
+    one-letter name may be a generic parameter (``T::new()`` calls any implementor's), and
+    a trait's own method is every implementor's, so those stay."""
+    if not index.module_system(info).typed_by_case:
+        return False
+    name = obj.split("<", 1)[0].rstrip(".")  # (a turbofish's arguments)
+    if "." in name:
+        parts = name.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return False
+        name = parts[-1]
+    own = owner.rsplit(".", 1)[-1]
+    if len(name) < 2 or not name.isidentifier() or not name[0].isupper() \
+            or name in (own, "Self") or any(
                 d.kind == "trait" and d.qualname == owner for d in home.outline.decls):
         return False
-    return all(i.local != obj for i in info.refs.imports) and all(
-        d.name != obj for d in info.outline.decls)
+    declared = info.tables.derived("kinds", derived.kinds_by_name).get(name, NOTHING)
+    return declared <= CONCRETE and name not in _renamed(index, home, own)
+
+
+def _renamed(index: RefIndex, home: FileInfo, cls: str) -> frozenset[str]:
+    """Every name an import anywhere in ``home``'s module system gives ``cls`` or one of
+    these names (``use a::Handler as Hd``, and on through re-exports), proven or not: a
+    receiver spelled otherwise is not the class. Remembered until the index changes."""
+    def compute() -> frozenset[str]:
+        names, todo = {cls}, [cls]
+        while todo:
+            current = todo.pop()
+            for key in same_system(index, index.by_name.get(current, ()), home):
+                info = index.files.get(key)
+                if info is None:
+                    continue
+                for imp in imports_of(index, info):
+                    if imp.name == current and imp.local and imp.local not in names:
+                        names.add(imp.local)
+                        todo.append(imp.local)
+        return frozenset(names)
+    return index.remembered("renamed", (home.key, cls), compute)
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
