@@ -321,8 +321,7 @@ class Engine:
         except Exception:
             log.error("scan failed: %s", traceback.format_exc())
         finally:
-            gc.freeze()  # the index lives as long as the server: keep it out of collections
-            gc.enable()
+            memory.serving()  # (the collector: off for the scan's bulk load)
             ws.scanning = False
             # Ready when the index is: a request that counts tokens, or reads a language
             # whose queries are still compiling, waits for them (their loaders are locked).
