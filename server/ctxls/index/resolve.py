@@ -124,6 +124,9 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
             if (call.row == decl.name_span.start_row and other_key == key
                     and call.col == decl.name_span.start_col):
                 continue  # the definition itself
+            if owner is not None and call.obj is not None and _another_type(
+                    index, info, call.obj, home, owner):
+                continue  # (``judge``'s first word; before the row's declaration is found)
             around = index.at_row(info, call.row)
             enclosing = around.qualname if around is not None else None
             verdict = judge(index, info, call, around, home, decl, owner)
