@@ -29,15 +29,25 @@ PER_PROCESS = "__hash__"
 LIMIT = 20_000  # about 3.5 times what a server's imports generate
 
 
+def cache_folder() -> Path:
+    """Where the server keeps what it may rebuild: the index caches, compiled code."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ctxls"
+
+
+def stamp(path: str) -> str:
+    """A file's size and time, standing for its package's version: asking a package for
+    ``__version__`` reads its metadata, and importing that (importlib.metadata, email) was
+    0.04 s a start."""
+    st = os.stat(path)
+    return f"{st.st_size:x}{st.st_mtime_ns:x}"
+
+
 def _cache_file() -> Path:
     from attr import _make
 
-    # attrs' own file stands for its version: asking attrs for ``__version__`` reads its
-    # package metadata, and importing that (importlib.metadata, email) was 0.04 s a start
-    st = os.stat(_make.__file__)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    tag = f"{sys.implementation.cache_tag}-attrs{st.st_size:x}{st.st_mtime_ns:x}"
-    return Path(base) / "ctxls" / f"generated-code-{tag}.marshal"
+    tag = f"{sys.implementation.cache_tag}-attrs{stamp(_make.__file__)}"
+    return cache_folder() / f"generated-code-{tag}.marshal"
 
 
 def _load(path: Path) -> dict[bytes, CodeType]:

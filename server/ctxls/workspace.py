@@ -25,12 +25,13 @@ from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file, packed, walk
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
-from ctxls.index.store import IndexStore, Store, default_dir, warm
+from ctxls.index.store import IndexStore, Store, warm
 from ctxls.index.tables import Tables
 from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import Located, locate, locate_many
 from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.snapshot import DocState, Listing, Snapshot
+from ctxls.startup import cache_folder
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls.syntax.text import Encoding
@@ -283,7 +284,7 @@ class Workspace:
         if not self.options.persist:
             return None
         if root not in self.stores:
-            folder = Path(self.options.cache_dir) if self.options.cache_dir else default_dir()
+            folder = Path(self.options.cache_dir) if self.options.cache_dir else cache_folder()
             try:
                 self.stores[root] = Store(folder, root)
             except Exception as exc:  # no cache is better than no server

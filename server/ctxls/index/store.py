@@ -45,11 +45,6 @@ FILES = ("path TEXT PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL, "
          "errors INTEGER NOT NULL, names TEXT, payload BLOB NOT NULL")
 
 
-def default_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ctxls"
-
-
 class IndexStore(Protocol):
     """Where start-up finds tables it need not parse."""
 
