@@ -558,7 +558,7 @@ def _load_languages(plan: list[tuple[str, str]], roots: list[str],
     steps += [functools.partial(modules.named(system).prepare, f"{root}/")
               for system in sorted(systems) for root in roots]
     steps += [functools.partial(lang.compiled, name)
-              for lang in langs.values() for name in ("refs", "scan")]
+              for lang in langs.values() for name in ("refs", "scan", "outline")]
     steps += _globs(plan)
     steps += then or []
     for step in steps:

@@ -132,7 +132,7 @@ class Workspace:
     def open(self, uri: str, text: str, version: int | None) -> None:
         key = self._key(uri)
         if key is not None:
-            self.docs[key] = Document(languages.for_path(key), text, version)
+            self.docs[key] = Document(languages.outlined(key), text, version)
 
     def change(self, uri: str, version: int | None,
                changes: list[tuple[tuple[int, int], tuple[int, int], str] | str]) -> None:

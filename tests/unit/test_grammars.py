@@ -173,8 +173,8 @@ def test_one_broken_language_does_not_take_the_others_down(grammars: Path) -> No
 
 
 def test_a_query_that_does_not_compile_is_reported_when_asked_for(grammars: Path) -> None:
-    """Only the outline query compiles with the language; another that does not compile
-    leaves the language loaded without that table, and `load_errors()` names it."""
+    """A query that does not compile leaves the language loaded without that table, and
+    `load_errors()` names it."""
     (grammars / "python" / "references.scm").write_text("(no_such_node) @call.name\n")
     languages.reload()
     lang = languages.for_path("a.py")
@@ -186,6 +186,23 @@ def test_a_query_that_does_not_compile_is_reported_when_asked_for(grammars: Path
     entry = index_bytes("m.py", "/m.py", b"def f():\n    g()\n", 0, 1 << 20)
     assert entry.tables is not None and entry.tables.refs is None  # the outline still is
     assert [d.qualname for d in entry.tables.outline.decls] == ["f"]
+
+
+def test_an_outline_query_that_does_not_compile_makes_its_files_plain_text(
+        grammars: Path) -> None:
+    """Queries compile when first used, the outline's too (the first window after a warm
+    restart reads cached tables and needs none): one that does not compile is found where
+    it is used, its files are then indexed as plain text, and `load_errors()` names it."""
+    (grammars / "python" / "outline.scm").write_text("(no_such_node) @definition.function\n")
+    languages.reload()
+    lang = languages.for_path("a.py")
+    assert lang is not None and lang.name == "python"  # (nothing compiled yet)
+    assert languages.outlined("a.py") is None and languages.outlined("a.go") is not None
+    entry = index_bytes("m.py", "/m.py", b"def f():\n    g()\n", 0, 1 << 20)
+    assert entry.status == "ok" and entry.tables is None
+    go = index_bytes("m.go", "/m.go", b"package m\n\nfunc F() {}\n", 0, 1 << 20)
+    assert go.tables is not None and [d.name for d in go.tables.outline.decls] == ["F"]
+    assert {"python:outline", "python:scan"} <= set(languages.load_errors())
 
 
 def test_whether_a_file_is_a_test_is_known_without_compiling(grammars: Path) -> None:
@@ -227,8 +244,8 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
         answering.clear()
         worker.join(30)
     assert not worker.is_alive()
-    assert order == ["python:top", "go:top", "python:refs", "python:scan", "go:refs",
-                     "go:scan", "converters"]
+    assert order == ["python:top", "go:top", "python:refs", "python:scan", "python:outline",
+                     "go:refs", "go:scan", "go:outline", "converters"]
 
 
 # ---- include -------------------------------------------------------------------------

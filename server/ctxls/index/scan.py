@@ -223,6 +223,8 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     data, non_utf8 = decode(raw)
     tables = None
     lang = languages.for_path(rel)  # (compiles its queries: not for a file never parsed)
+    if lang is not None and lang.scan_query is None and not lang.outlines():
+        lang = None  # (its outline query does not compile: plain text)
     if lang is not None:
         tree = lang.parser().parse(data)
         if lang.scan_query is not None:  # one walk of the tree for both tables

@@ -55,15 +55,15 @@ class Language:
     generated_markers: tuple[str, ...]
     generated_files: tuple[str, ...]  # file-name globs a generator writes (`*_pb2.py`)
     ts_language: ts.Language = attrs.field(repr=False)
-    query: ts.Query = attrs.field(repr=False)  # outline.scm: compiled with the language
-    # The sources of the other queries, each compiled when first asked for (a warm start
-    # that parses nothing needs the combined scan query of no language, and compiling
-    # C++'s four queries holds the GIL for 0.8 s): "top" starts at depth <= 1 only;
+    # The sources of the queries, each compiled when first asked for (a warm start that
+    # parses nothing needs the combined scan query of no language, and compiling C++'s
+    # four queries holds the GIL for 0.8 s; the first window after a warm restart, reading
+    # only cached tables, compiled its language's outline query on the event loop: 90 ms
+    # of TypeScript's 200): "outline" is outline.scm; "top" starts at depth <= 1 only;
     # "refs" is references.scm; "scan" is outline.scm then references.scm as one query,
     # so a scan walks each tree once for both (match pattern indices below
     # ``outline_patterns`` are the outline's).
     sources: dict[str, str] = attrs.field(factory=dict, repr=False, eq=False)
-    outline_patterns: int = 0
     module_system: str = "python"  # how imports name files: a name in ctxls.index.modules
     self_names: tuple[str, ...] = ("self", "cls")  # receivers that mean "this instance"
     super_names: tuple[str, ...] = ("super", "super()")  # receivers that mean its bases
@@ -80,6 +80,29 @@ class Language:
     _local: threading.local = attrs.field(factory=threading.local, repr=False, eq=False)
     _compiled: dict[str, ts.Query | None] = attrs.field(factory=dict, repr=False, eq=False)
     _compiling: threading.Lock = attrs.field(factory=threading.Lock, repr=False, eq=False)
+    _cut: list[int] = attrs.field(factory=list, repr=False, eq=False)  # outline_patterns
+
+    @property
+    def query(self) -> ts.Query:
+        """outline.scm, compiled when first used."""
+        q = self.compiled("outline")
+        if q is None:
+            raise RuntimeError(f"{self.name}: outline.scm does not compile")
+        return q
+
+    @property
+    def outline_patterns(self) -> int:
+        """How many of the scan query's patterns (its first) are outline.scm's."""
+        found = self._cut
+        if not found:
+            scan, size = self.scan_query, len(self.sources["outline"])
+            found.append(0 if scan is None else sum(
+                1 for i in range(scan.pattern_count) if scan.start_byte_for_pattern(i) < size))
+        return found[0]
+
+    def outlines(self) -> bool:
+        """Whether its outline query compiles (compiled now if it was not)."""
+        return self.compiled("outline") is not None
 
     @property
     def top_query(self) -> ts.Query | None:
@@ -176,7 +199,8 @@ _spec = cache(read_spec)
 
 
 def load(folder: Path) -> Language:
-    """Compile the language of one folder (raises on a bad data file or query)."""
+    """The language of one folder (raises on a bad data file; a query that does not
+    compile is found, and reported, where it is first used)."""
     spec = _spec(folder / "language.toml")
     ts_language = get_language(spec.grammar)  # type: ignore[arg-type]
     sources = _sources(folder, spec)
@@ -184,8 +208,7 @@ def load(folder: Path) -> Language:
     outline_text = _query_source(sources, "outline.scm")
     if outline_text is None:
         raise FileNotFoundError(f"{folder.name}: no outline.scm")
-    outline = ts.Query(ts_language, outline_text)
-    lazy = {"top": _query_source(sources, "toplevel.scm"),
+    lazy = {"outline": outline_text, "top": _query_source(sources, "toplevel.scm"),
             "refs": _query_source(sources, "references.scm")}
     if lazy["refs"] is not None:
         lazy["scan"] = f"{outline_text}\n{lazy['refs']}"
@@ -201,9 +224,7 @@ def load(folder: Path) -> Language:
         generated_markers=spec.generated_markers,
         generated_files=spec.generated_files,
         ts_language=ts_language,
-        query=outline,
         sources={k: v for k, v in lazy.items() if v is not None},
-        outline_patterns=outline.pattern_count,
         module_system=spec.module_system,
         self_names=spec.self_names,
         super_names=spec.super_names,
@@ -357,14 +378,14 @@ def _generic(grammar: str, comment: str, elision: str) -> Language | None:
         accepted.append(pattern)
     # A query must have a pattern; ERROR exists in every grammar and yields no captures
     # the extractor uses.
-    query = ts.Query(ts_language, "\n".join(accepted) or "(ERROR) @_none")
+    query = "\n".join(accepted) or "(ERROR) @_none"
     exts = tuple(e for e, row in _generic_table().items() if row[0] == grammar)
     return Language(name=grammar, extensions=exts, line_comment=comment,
                     comment_nodes=frozenset({"comment", "line_comment", "block_comment"}),
                     elision=elision, wrappers=frozenset(), leading=frozenset(),
                     test_files=(), generated_markers=(), generated_files=(),
                     ts_language=ts_language,
-                    query=query, generic=True)
+                    sources={"outline": query}, generic=True)
 
 
 def for_path(path: str) -> Language | None:
@@ -378,6 +399,14 @@ def for_path(path: str) -> Language | None:
     if lang is None and ext in _generic_table():
         lang = _generic(*_generic_table()[ext])
     return lang
+
+
+def outlined(path: str) -> Language | None:
+    """``for_path``, unless the language's outline query does not compile (reported in
+    ``load_errors()``): its files are then plain text, as a language that failed to load
+    is."""
+    lang = for_path(path)
+    return lang if lang is not None and lang.outlines() else None
 
 
 def name_for(path: str) -> str | None:
