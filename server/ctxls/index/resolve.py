@@ -246,9 +246,8 @@ def _another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
     Another type it is, whether the file declares it (a struct, an enum, their impls; not a
     type alias or a trait, whose calls may reach the class), imports it or has it from a
     prelude or a glob, unless some import in the workspace renames the class (or a rename
-    of it) to that name. A
-    one-letter name may be a generic parameter (``T::new()`` calls any implementor's), and
-    a trait's own method is every implementor's, so those stay."""
+    of it) to that name. A one-letter name may be a generic parameter (``T::new()`` calls
+    any implementor's), and a trait's own method is every implementor's, so those stay."""
     if not index.module_system(info).typed_by_case:
         return False
     name = obj.split("<", 1)[0].rstrip(".")  # (a turbofish's arguments)
