@@ -39,3 +39,14 @@ def test_a_kept_copy_counts_as_tiktoken_does(tmp_path: Path,
     third = tokens._encoding(name)
     assert [third.encode_ordinary(t) for t in TEXTS] == [truth.encode_ordinary(t) for t in TEXTS]
     assert sorted(p.name for p in kept.parent.iterdir()) == [kept.name]
+
+
+def test_no_cache_folder_still_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no cache folder can be found (no home), the encoding loads as tiktoken's."""
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(tokens, "cache_folder", nowhere)
+    enc = tokens._encoding(tokens.DEFAULT_ENCODING)
+    truth = tiktoken.get_encoding(tokens.DEFAULT_ENCODING)
+    assert [enc.encode_ordinary(t) for t in TEXTS] == [truth.encode_ordinary(t) for t in TEXTS]
