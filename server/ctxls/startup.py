@@ -30,8 +30,16 @@ LIMIT = 20_000  # about 3.5 times what a server's imports generate
 
 
 def cache_folder() -> Path:
-    """Where the server keeps what it may rebuild: the index caches, compiled code."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    """Where the server keeps what it may rebuild: the index caches, compiled code. With
+    no home folder to be found (no ``HOME``, no user entry), a folder of the user's own
+    under the system's temporary folder rather than no start at all."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:
+            user = os.getuid() if hasattr(os, "getuid") else "user"
+            base = os.path.join(tempfile.gettempdir(), f"ctxls-cache-{user}")
     return Path(base) / "ctxls"
 
 

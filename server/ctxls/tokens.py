@@ -48,7 +48,7 @@ def _encoding(name: str) -> tiktoken.Encoding:
     different."""
     try:
         path = _kept_file(name)
-    except (OSError, RuntimeError):  # (RuntimeError: no home folder to find a cache in)
+    except OSError:
         return tiktoken.get_encoding(name)
     with contextlib.suppress(OSError, EOFError, ValueError, TypeError):
         kept: Any = marshal.loads(path.read_bytes())

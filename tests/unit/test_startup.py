@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROBE = r"""
 import builtins, json, sys
 from ctxls.startup import compiled_once, _cache_file
@@ -80,3 +82,21 @@ def test_another_attrs_cache_is_removed_when_this_one_is_written(tmp_path: Path)
     cache = Path(str(probe(tmp_path)["cache"]))
     assert cache.is_file() and cache.parent == folder
     assert not stale.exists() and other_python.exists()
+
+
+def test_the_cache_folder_without_a_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No XDG_CACHE_HOME and no home folder to be found: a folder under the system's
+    temporary one (a start must not fail for want of a cache)."""
+    import tempfile
+
+    from ctxls import startup
+
+    def homeless() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(homeless))
+    folder = startup.cache_folder()
+    assert folder.name == "ctxls" and folder.is_relative_to(tempfile.gettempdir())
+    monkeypatch.setenv("XDG_CACHE_HOME", "/somewhere")
+    assert startup.cache_folder() == Path("/somewhere/ctxls")

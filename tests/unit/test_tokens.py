@@ -41,12 +41,18 @@ def test_a_kept_copy_counts_as_tiktoken_does(tmp_path: Path,
     assert sorted(p.name for p in kept.parent.iterdir()) == [kept.name]
 
 
-def test_no_cache_folder_still_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where no cache folder can be found (no home), the encoding loads as tiktoken's."""
-    def nowhere() -> Path:
+def test_no_home_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no home folder can be found, the copy is kept under the temporary folder."""
+    import tempfile
+
+    def homeless() -> Path:
         raise RuntimeError("Could not determine home directory.")
 
-    monkeypatch.setattr(tokens, "cache_folder", nowhere)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(homeless))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     enc = tokens._encoding(tokens.DEFAULT_ENCODING)
     truth = tiktoken.get_encoding(tokens.DEFAULT_ENCODING)
     assert [enc.encode_ordinary(t) for t in TEXTS] == [truth.encode_ordinary(t) for t in TEXTS]
+    assert tokens._kept_file(tokens.DEFAULT_ENCODING).is_relative_to(tmp_path)
+    assert tokens._kept_file(tokens.DEFAULT_ENCODING).is_file()
