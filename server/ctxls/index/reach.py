@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ctxls.index.refindex import MAX_HOPS, FileInfo, RefIndex
 from ctxls.index.refs import DEFAULT, Import
@@ -76,8 +76,26 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
     start = {decl.name}
     if any(b.name == DEFAULT and b.type == decl.name for b in home.refs.bindings):
         start.add(DEFAULT)  # `export default View`
+
+    def proven(info: FileInfo, imp: Import) -> bool:
+        got = index.imported(info, imp)
+        return got is not None and (got[0].key, got[1].qualname) == target
+
+    names = renames(index, home, start, proven, max_files, MAX_HOPS)
+    names.discard(DEFAULT)
+    return names
+
+
+def renames(index: RefIndex, home: FileInfo, start: set[str],
+            binds: Callable[[FileInfo, Import], bool] = lambda info, imp: True,
+            max_files: int | None = None, most: int | None = None) -> set[str]:
+    """``start`` and the local names that imports in ``home``'s module system give any of
+    these (``import {a as b}``, ``use a::Handler as Hd``, and on through re-exports), where
+    ``binds`` says the import binds what it names; found through the files filed under
+    each name (at most ``max_files`` of them, the nearest to ``home`` first), until there
+    are more than ``most`` names."""
     names, todo = set(start), list(start)
-    while todo and len(names) <= MAX_HOPS:
+    while todo and (most is None or len(names) <= most):
         current = todo.pop()
         naming = same_system(index, index.by_name.get(current, ()), home)
         keys = naming if max_files is None else nearest(naming, home.key, max_files)
@@ -86,12 +104,10 @@ def aliases(index: RefIndex, home: FileInfo, decl: Decl, max_files: int | None =
             if info is None:
                 continue
             for imp in imports_of(index, info):
-                if imp.name == current and imp.local and imp.local not in names and (
-                        (got := index.imported(info, imp)) is not None
-                        and (got[0].key, got[1].qualname) == target):
+                if imp.name == current and imp.local and imp.local not in names \
+                        and binds(info, imp):
                     names.add(imp.local)
                     todo.append(imp.local)
-    names.discard(DEFAULT)
     return names
 
 

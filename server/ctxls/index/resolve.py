@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ctxls.index import derived
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP
-from ctxls.index.reach import aliases, imports_of, may_reach, may_use, nearest, same_system
+from ctxls.index.reach import aliases, may_reach, may_use, nearest, renames, same_system
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
@@ -266,23 +266,10 @@ def _another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
 
 
 def _renamed(index: RefIndex, home: FileInfo, cls: str) -> frozenset[str]:
-    """Every name an import anywhere in ``home``'s module system gives ``cls`` or one of
-    these names (``use a::Handler as Hd``, and on through re-exports), proven or not: a
-    receiver spelled otherwise is not the class. Remembered until the index changes."""
-    def compute() -> frozenset[str]:
-        names, todo = {cls}, [cls]
-        while todo:
-            current = todo.pop()
-            for key in same_system(index, index.by_name.get(current, ()), home):
-                info = index.files.get(key)
-                if info is None:
-                    continue
-                for imp in imports_of(index, info):
-                    if imp.name == current and imp.local and imp.local not in names:
-                        names.add(imp.local)
-                        todo.append(imp.local)
-        return frozenset(names)
-    return index.remembered("renamed", (home.key, cls), compute)
+    """Every name an import anywhere gives ``cls``, proven or not (a receiver spelled
+    otherwise is not the class), remembered until the index changes."""
+    return index.remembered("renamed", (home.key, cls),
+                            lambda: frozenset(renames(index, home, {cls})))
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,
