@@ -6,8 +6,13 @@ same answers, location for location, after a change that should change only spee
 A declaration is sampled per file: ``--files`` files of the language, seeded, each with one
 of its declarations (any kind), asked at its name.
 
+``--ctx`` asks ``ctx/references`` instead, at the declaration's qualified name: its proven
+uses and its candidates are saved, and held against a saved run each (the proven ones
+location for location; of the candidates, how many answers gained any, and how many there
+are in all before and after: a change that rules out candidates must gain none).
+
 Usage: python bench/every_use.py LANG:CORPUS [LANG:CORPUS ...] [--files 150] [--seed 7]
-       [--save DIR] [--against DIR]
+       [--ctx] [--save DIR] [--against DIR]
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -52,26 +58,38 @@ def sample(root: Path, lang_name: str, files: int, seed: int) -> list[tuple[str,
     return out
 
 
-async def ask(root: Path, symbols: list[tuple[str, str, int, int]]) -> dict[str, dict]:
+def _locs(root: Path, got: list[dict[str, Any]]) -> list[list[Any]]:
+    return sorted([loc["uri"].removeprefix(root.as_uri()), loc["range"]["start"]["line"],
+                   loc["range"]["start"]["character"]] for loc in got)
+
+
+async def ask(root: Path, symbols: list[tuple[str, str, int, int]], ctx: bool = False
+              ) -> dict[str, dict]:
     found: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(root, options={"cacheDir": cache,
                                                         "searchPrebuild": False},
                                          wait_for_index=True, timeout=900) as client:
             for path, qual, row, col in symbols:
-                params = {"textDocument": {"uri": (root / path).as_uri()},
-                          "position": {"line": row, "character": col},
-                          "context": {"includeDeclaration": True}}
                 t = time.perf_counter()
+                cands: list[list[Any]] = []
                 try:
-                    got = await client.request("textDocument/references", params, timeout=300)
-                    locs = sorted([loc["uri"].removeprefix(root.as_uri()),
-                                   loc["range"]["start"]["line"],
-                                   loc["range"]["start"]["character"]] for loc in got or [])
+                    if ctx:
+                        r = await client.request("ctx/references", {
+                            "path": path, "name": qual, "line": row + 1, "limit": 100_000},
+                            timeout=300)
+                        locs, cands = _locs(root, r["references"]), _locs(root, r["candidates"])
+                    else:
+                        got = await client.request("textDocument/references", {
+                            "textDocument": {"uri": (root / path).as_uri()},
+                            "position": {"line": row, "character": col},
+                            "context": {"includeDeclaration": True}}, timeout=300)
+                        locs = _locs(root, got or [])
                 except RpcError as exc:
                     locs = [[f"error: {exc}", 0, 0]]
                 found[f"{path}::{qual}@{row + 1}"] = {
-                    "ms": (time.perf_counter() - t) * 1000, "locations": locs}
+                    "ms": (time.perf_counter() - t) * 1000, "locations": locs,
+                    "candidates": cands}
     return found
 
 
@@ -80,13 +98,14 @@ def main() -> None:
     ap.add_argument("corpora", nargs="+", metavar="LANG:CORPUS")
     ap.add_argument("--files", type=int, default=150)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--ctx", action="store_true", help="ctx/references, with its candidates")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--against", type=Path)
     args = ap.parse_args()
     for spec in args.corpora:
         lang, _, corpus = spec.partition(":")
         root = Path(corpus).resolve()
-        found = asyncio.run(ask(root, sample(root, lang, args.files, args.seed)))
+        found = asyncio.run(ask(root, sample(root, lang, args.files, args.seed), args.ctx))
         ms = [f["ms"] for f in found.values()]
         line = (f"{lang}: {root.name}, {len(ms)} asks, p50 {pct(ms, 50):.1f} p95 "
                 f"{pct(ms, 95):.1f} max {max(ms, default=0):.1f} ms, total {sum(ms):.0f} ms; "
@@ -100,6 +119,14 @@ def main() -> None:
                      f"({sum(ms) / was if was else float('nan'):.2f}x), "
                      f"{len(differ)} of {len(found)} answers differ"
                      + (f" (e.g. {', '.join(differ[:3])})" if differ else ""))
+            if args.ctx:
+                gained = [k for k, f in found.items() if not {tuple(c) for c in f["candidates"]}
+                          <= {tuple(c) for c in before.get(k, {}).get("candidates", [])}]
+                was_c = sum(len(f.get("candidates", [])) for f in before.values())
+                line += (f"; candidates {was_c}"
+                         f" -> {sum(len(f['candidates']) for f in found.values())}, "
+                         f"{len(gained)} answers gained some"
+                         + (f" (e.g. {', '.join(gained[:3])})" if gained else ""))
         print(line, flush=True)
         if args.save is not None:
             args.save.mkdir(parents=True, exist_ok=True)
