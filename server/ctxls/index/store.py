@@ -36,10 +36,13 @@ from ctxls.paths import read_inside
 from ctxls.syntax import languages
 
 log = logging.getLogger("ctxls")
-SCHEMA = 2
+SCHEMA = 3  # (3: rows for binary files, an empty digest and payload)
 # A file modified this soon before its row was written could change again within the same
 # timestamp tick without its (size, mtime) changing: such rows are checked by hash.
 RACY_NS = 2_000_000_000
+# The digest a binary file is kept under: its kind is all the index needs of it, and a
+# row spares a warm start reading it and sending it to be indexed again, every start.
+BINARY = ""
 FILES = ("path TEXT PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL, "
          "mtime_ns INTEGER NOT NULL, written_ns INTEGER NOT NULL, non_utf8 INTEGER NOT NULL, "
          "errors INTEGER NOT NULL, names TEXT, payload BLOB NOT NULL")
@@ -171,8 +174,10 @@ class Store:
     def save(self, entries: Iterable[FileEntry]) -> None:
         now = time.time_ns()
         rows = [(e.path, e.digest, e.size, e.mtime_ns, now, int(e.non_utf8), e.tables.errors,
-                 e.tables.names, e.tables.payload())
-                for e in entries if e.status == "ok" and e.tables is not None]
+                 e.tables.names, e.tables.payload()) if e.tables is not None else
+                (e.path, BINARY, e.size, e.mtime_ns, now, 0, 0, None, b"")
+                for e in entries if e.status == "binary" or (
+                    e.status == "ok" and e.tables is not None)]
         try:
             with self._current() as db:
                 db.executemany("INSERT OR REPLACE INTO files VALUES "
@@ -238,12 +243,16 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
                 raw = read_inside(abspath, abspath[: len(abspath) - len(rel)])
                 digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
                 if b"\0" in raw[:SNIFF]:
-                    digest = ""
+                    digest = BINARY
         except OSError:
             misses.append((rel, abspath))
             continue
         if digest != row.digest:
             misses.append((rel, abspath))
+            continue
+        if digest == BINARY:  # (a test fixture named .js with a NUL in it: not read again)
+            hits.append(FileEntry(path=rel, abspath=abspath, language=lang, size=st.st_size,
+                                  mtime_ns=st.st_mtime_ns, digest=BINARY, status="binary"))
             continue
         hits.append(FileEntry(path=rel, abspath=abspath, language=lang, size=st.st_size,
                               mtime_ns=st.st_mtime_ns, digest=digest, status="ok",
