@@ -87,14 +87,16 @@ def _is_test(path: str) -> bool:
     return lang is not None and lang.is_test_file(path)
 
 
-def _workspace(files: dict[str, bytes]) -> RefIndex:
+def _workspace(files: dict[str, bytes], packed: bool = False) -> RefIndex:
+    """An index of ``files``; ``packed``: each file's tables as the scan leaves them, a
+    payload decoded when first read."""
     index = RefIndex()
     for path, src in files.items():
         lang = languages.for_path(path)
         assert lang is not None
         tree = lang.parser().parse(src)
-        index.put(FileInfo(f"/ws/{path}", path, Tables.of(extract(lang, tree, LineIndex(src)),
-                                                          refs_of(lang, tree.root_node))))
+        tables = Tables.of(extract(lang, tree, LineIndex(src)), refs_of(lang, tree.root_node))
+        index.put(FileInfo(f"/ws/{path}", path, tables.packed() if packed else tables))
     return index
 
 
@@ -775,6 +777,39 @@ def test_a_rust_receiver_spelled_as_another_type_is_no_candidate() -> None:
     resolved, candidates = references(index, "/ws/src/lib.rs", new)
     assert sorted((r.call.obj, r.call.row) for r in resolved) == [("Hd", 6), ("Hd2", 12)]
     assert [(c.call.obj, c.call.row) for c in candidates] == [("Alias", 10)]
+
+
+def test_a_rust_file_calling_only_other_types_new_is_not_decoded() -> None:
+    """A file whose every `new` call is spelled as another type is ruled out from its
+    payload's head, never decoded; the answer is the one every file decoded gives, and a
+    file with a call spelled as a rename of the class (`Hd::new`), a call through a value
+    (`x.new()`) or the class's own name is still read and judged."""
+    files = {
+        "src/lib.rs": (b"pub struct Handler;\n"
+                       b"impl Handler {\n    pub fn new() -> Self { Handler }\n}\n"),
+        "src/vecs.rs": (b"use crate::math::Vec3B;\nstruct Local;\n"
+                        b"fn f() {\n    let v = Vec3B::new();\n    let l = Local::new();\n"
+                        b"    let p = std::path::PathBuf::new();\n}\n"),
+        "src/renamed.rs": b"use crate::Handler as Hd;\nfn g() {\n    let h = Hd::new();\n}\n",
+        "src/value.rs": b"fn k(x: Thing) {\n    let y = x.new();\n    let v = Vec3B::new();\n}\n",
+        "src/own.rs": b"use crate::Handler;\nfn m() {\n    let h = Handler::new();\n}\n",
+        "src/alias.rs": b"type Vec3B = crate::Handler;\nfn n() {\n    let v = Vec3B::new();\n}\n",
+        "src/math.rs": b"pub use glam::*;\n",
+    }
+    answers = []
+    for packed in (False, True):
+        index = _workspace(files, packed)
+        new = resolve(index.files["/ws/src/lib.rs"].outline, "Handler.new", "src/lib.rs")
+        resolved, candidates = references(index, "/ws/src/lib.rs", new)
+        answers.append(([(r.path, r.call.row, r.call.obj) for r in resolved],
+                        [(c.path, c.call.row, c.call.obj) for c in candidates]))
+        if packed:
+            decoded = {info.path for info in index.files.values() if info.tables.decoded}
+            assert "src/vecs.rs" not in decoded
+            assert {"src/renamed.rs", "src/value.rs", "src/own.rs", "src/alias.rs"} <= decoded
+    assert answers[0] == answers[1]
+    assert {p for p, _, _ in answers[0][0]} == {"src/renamed.rs", "src/own.rs"}
+    assert ("src/alias.rs", 2, "Vec3B") in answers[0][1]
 
 
 def test_c_tests_are_found_by_the_header_they_include() -> None:

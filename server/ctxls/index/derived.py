@@ -6,6 +6,10 @@ from __future__ import annotations
 from ctxls.index.refs import Binding, Refs
 from ctxls.syntax.outline import Decl, Outline
 
+# Kinds of a name that make it a type of its own: a receiver spelled so is not another
+# type's instance (a type alias or a trait of that name may stand for the class).
+CONCRETE = frozenset({"struct", "enum", "class", "object", "impl"})
+
 
 def scopes(outline: Outline, refs: Refs | None) -> list[str | None]:
     """The innermost function around each row (its qualname), None at module level."""
@@ -42,3 +46,39 @@ def kinds_by_name(outline: Outline, refs: Refs | None) -> dict[str, frozenset[st
     for d in outline.decls:
         table.setdefault(d.name, set()).add(d.kind)
     return {name: frozenset(kinds) for name, kinds in table.items()}
+
+
+def type_spelling(obj: str) -> str | None:
+    """The type a receiver is spelled as, by its capital (``typed_by_case``): ``Vec3``,
+    the last type of a path (``syn::Error``) or of a turbofish (``Query::<T>``); None for
+    anything else (a value, a one-letter generic parameter)."""
+    name = obj.split("<", 1)[0].rstrip(".")
+    if "." in name:
+        parts = name.split(".")
+        if not all(p.isidentifier() for p in parts):
+            return None
+        name = parts[-1]
+    return name if len(name) > 1 and name.isidentifier() and name[0].isupper() else None
+
+
+def typed_calls(outline: Outline, refs: Refs | None) -> tuple[str, ...]:
+    """``name\tType\t...`` for each name every call of which has a receiver spelled as a
+    type the file declares as nothing but a concrete type (or not at all), with those
+    types, sorted: which of its calls of a name are another type's, asked without
+    decoding the file (bevy's `new`: 2,400 files decoded to find each one's calls all
+    `Vec3::new`, `Transform::new`, ...)."""
+    if refs is None:
+        return ()
+    kinds = kinds_by_name(outline, refs)
+    spelled: dict[str, set[str]] = {}
+    untyped: set[str] = set()
+    for call in refs.calls:
+        if call.name in untyped:
+            continue
+        found = type_spelling(call.obj) if call.obj is not None else None
+        if found is None or not kinds.get(found, CONCRETE) <= CONCRETE:
+            untyped.add(call.name)
+            spelled.pop(call.name, None)
+        else:
+            spelled.setdefault(call.name, set()).add(found)
+    return tuple(sorted("\t".join((name, *sorted(types))) for name, types in spelled.items()))

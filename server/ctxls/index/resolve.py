@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ctxls.index import derived
+from ctxls.index import spelling
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP
-from ctxls.index.reach import aliases, may_reach, may_use, nearest, renames, same_system
+from ctxls.index.reach import aliases, may_reach, may_use, nearest, same_system
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
@@ -28,9 +28,6 @@ from ctxls.syntax.outline import Decl
 from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
-# Declarations a receiver spelled by their name can only mean themselves (``_another_type``).
-CONCRETE = frozenset({"struct", "enum", "class", "object", "impl"})
-NOTHING: frozenset[str] = frozenset()
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
@@ -117,14 +114,16 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
             continue
         if not may_use(index, info, home, decl, names, candidates=not proven):
             continue
-        local_names = names | {i.local for i in info.refs.imports if i.name in names}
+        local_names = names | {i.local for i in info.imports if i.name in names}
+        if owner is not None and spelling.no_use(index, info, local_names, home, owner):
+            continue
         for call in info.refs.calls:
             if call.name not in local_names:
                 continue
             if (call.row == decl.name_span.start_row and other_key == key
                     and call.col == decl.name_span.start_col):
                 continue  # the definition itself
-            if owner is not None and call.obj is not None and _another_type(
+            if owner is not None and call.obj is not None and spelling.another_type(
                     index, info, call.obj, home, owner):
                 continue  # (``judge``'s first word; before the row's declaration is found)
             around = index.at_row(info, call.row)
@@ -206,7 +205,7 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
         if module is None or not means(index.export(module, call.name)):
             return None
         return False, f"`{call.obj}.{call.name}` may be a module path or a method", SELF_PATH
-    if owner is not None and _another_type(index, info, call.obj, home, owner):
+    if owner is not None and spelling.another_type(index, info, call.obj, home, owner):
         return None  # `Vec::new()`, `Vec2::new()`: a prelude's or a glob's type
     cls = _receiver_class(index, info, call, around)
     if cls is not None:
@@ -236,40 +235,6 @@ def judge(index: RefIndex, info: FileInfo, call: Call, around: Decl | None, home
     if _external(index, info, head):
         return None  # an attribute of a module outside the workspace
     return False, f"`{call.obj}` has no known type", UNKNOWN_RECEIVER
-
-
-def _another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
-                  owner: str) -> bool:
-    """Whether a receiver is, by its capital, a type other than the method's own
-    (``typed_by_case``): bevy's 11,000 calls of outside types' ``new`` were each an unproven
-    use of every ``new``. A path (``syn::Error``, ``Query::<T>``) is judged by its last type.
-    Another type it is, whether the file declares it (a struct, an enum, their impls; not a
-    type alias or a trait, whose calls may reach the class), imports it or has it from a
-    prelude or a glob, unless some import in the workspace renames the class (or a rename
-    of it) to that name. A one-letter name may be a generic parameter (``T::new()`` calls
-    any implementor's), and a trait's own method is every implementor's, so those stay."""
-    if not index.module_system(info).typed_by_case:
-        return False
-    name = obj.split("<", 1)[0].rstrip(".")  # (a turbofish's arguments)
-    if "." in name:
-        parts = name.split(".")
-        if not all(p.isidentifier() for p in parts):
-            return False
-        name = parts[-1]
-    own = owner.rsplit(".", 1)[-1]
-    if len(name) < 2 or not name.isidentifier() or not name[0].isupper() \
-            or name in (own, "Self") or any(
-                d.kind == "trait" and d.qualname == owner for d in home.outline.decls):
-        return False
-    declared = info.tables.derived("kinds", derived.kinds_by_name).get(name, NOTHING)
-    return declared <= CONCRETE and name not in _renamed(index, home, own)
-
-
-def _renamed(index: RefIndex, home: FileInfo, cls: str) -> frozenset[str]:
-    """Every name an import anywhere gives ``cls``, proven or not (a receiver spelled
-    otherwise is not the class), remembered until the index changes."""
-    return index.remembered("renamed", (home.key, cls),
-                            lambda: frozenset(renames(index, home, {cls})))
 
 
 def _receiver_class(index: RefIndex, info: FileInfo, call: Call,

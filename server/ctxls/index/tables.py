@@ -18,7 +18,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
+from ctxls.index import derived, modules
 from ctxls.index.refs import Binding, Call, Import, Refs
+from ctxls.syntax import languages
 from ctxls.syntax.outline import Body, Decl, HeaderItem, Outline, Span
 
 T = TypeVar("T")
@@ -112,21 +114,26 @@ class Head(NamedTuple):
     """The names a module of many files (a Java or Go package) is asked about, per file,
     each once, sorted: what it declares, what it binds, the qualnames of its declarations
     inside others (``Cls.method``), and the names it declares at its top (inside nothing
-    but namespaces)."""
+    but namespaces); and, where a capital spells a type, the calls whose receivers are all
+    spelled as types (``derived.typed_calls``)."""
 
     declared: tuple[str, ...]
     bound: tuple[str, ...]
     members: tuple[str, ...]
     tops: tuple[str, ...]
+    typed: tuple[str, ...] = ()
 
 
 def head(outline: Outline, refs: Refs | None) -> Head:
     spaces = {d.qualname for d in outline.decls if d.kind == "namespace"}
+    system = languages.module_system_named(outline.language)
     return Head(tuple(sorted({d.name for d in outline.decls})),
                 () if refs is None else tuple(sorted({b.name for b in refs.bindings})),
                 tuple(sorted({d.qualname for d in outline.decls if d.qualname != d.name})),
                 tuple(sorted({d.name for d in outline.decls
-                              if all(p in spaces for p in d.parents)})))
+                              if all(p in spaces for p in d.parents)})),
+                derived.typed_calls(outline, refs)
+                if system is not None and modules.named(system).typed_by_case else ())
 
 
 def pack(outline: Outline, refs: Refs | None) -> bytes:
@@ -208,8 +215,8 @@ def _keep_decoded(tables: Tables) -> None:
 
 
 class Tables:
-    __slots__ = ("__weakref__", "_derived", "_payload", "_source", "_used", "_value", "errors",
-                 "names")
+    __slots__ = ("__weakref__", "_derived", "_payload", "_source", "_typed", "_used", "_value",
+                 "errors", "names")
 
     def __init__(self, payload: bytes | None, names: str | None, errors: int,
                  value: tuple[Outline, Refs | None] | None = None,
@@ -220,6 +227,7 @@ class Tables:
         # files and reads none of their payloads (Django's: 20 MB, half the cache's load).
         self._source = source
         self._used = False
+        self._typed: dict[str, tuple[str, ...]] | None = None
         # Tables the index derives from the decoded ones (row -> declaration, bindings by
         # name), dropped with them: kept apart, they held every decoded file's
         # declarations alive after its release (laravel: +17 MiB over 1,500 requests).
@@ -268,6 +276,15 @@ class Tables:
         if value is not None:
             return head(*value)
         return Head(*pickle.loads(self._bytes())[1:])
+
+    def typed_calls(self) -> dict[str, tuple[str, ...]]:
+        """``derived.typed_calls`` by call name, without decoding the tables; kept (a few
+        names: each request for a common method asks it of the same thousands of files)."""
+        typed = self._typed
+        if typed is None:
+            typed = self._typed = {name: tuple(types) for name, *types in
+                                   (row.split("\t") for row in self.head_names().typed)}
+        return typed
 
     @property
     def decoded(self) -> bool:

@@ -327,7 +327,8 @@ def load_errors() -> dict[str, str]:
 def reload() -> None:
     """Forget every loaded language and error, so the next call reads ``grammars_dir()``
     again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
-    for cached in (_spec, _folders, _generic_table, _generic, module_system):
+    for cached in (_spec, _folders, _generic_table, _generic, module_system,
+                   module_system_named):
         cached.cache_clear()
     _loaded.clear()
     _errors.clear()
@@ -424,6 +425,13 @@ def spec_for(path: str) -> LanguageSpec | None:
     """The data file of the file's language (a grammar folder's), without compiling."""
     known = _folders().get(posixpath.splitext(path)[1].lower())
     return known.spec if known is not None else None
+
+
+@cache
+def module_system_named(language: str) -> str | None:
+    """``module_system`` of the language called ``language`` (its data file's name)."""
+    return next((k.spec.module_system for k in _folders().values()
+                 if k.spec.name == language and k.has_refs), None)
 
 
 @lru_cache(maxsize=1 << 16)
