@@ -23,7 +23,7 @@ def another_type(index: RefIndex, info: FileInfo, obj: str, home: FileInfo,
         return False
     name = derived.type_spelling(obj)
     own = owner.rsplit(".", 1)[-1]
-    if name is None or name in (own, "Self") or _a_traits_own(home, owner):
+    if name is None or name in (own, "Self") or _a_traits_own(index, home, owner):
         return False
     declared = info.tables.derived("kinds", derived.kinds_by_name).get(name, frozenset())
     return declared <= derived.CONCRETE and name not in _renamed(index, home, own)
@@ -34,8 +34,9 @@ def no_use(index: RefIndex, info: FileInfo, names: set[str], home: FileInfo,
     """Whether every call of ``names`` in the file is, by its receiver's spelling, another
     type's (``another_type`` for each), read from the payload's head: such a file is
     not decoded at all."""
-    if not index.module_system(info).typed_by_case or _a_traits_own(home, owner):
-        return False
+    if info.tables.decoded or not index.module_system(info).typed_by_case \
+            or _a_traits_own(index, home, owner):
+        return False  # (decoded: its calls are judged one by one as cheaply)
     typed = info.tables.typed_calls()
     own = owner.rsplit(".", 1)[-1]
     spelled = False
@@ -51,9 +52,11 @@ def no_use(index: RefIndex, info: FileInfo, names: set[str], home: FileInfo,
     return spelled
 
 
-def _a_traits_own(home: FileInfo, owner: str) -> bool:
-    """A trait's own method is every implementor's: no spelling rules it out."""
-    return any(d.kind == "trait" and d.qualname == owner for d in home.outline.decls)
+def _a_traits_own(index: RefIndex, home: FileInfo, owner: str) -> bool:
+    """A trait's own method is every implementor's: no spelling rules it out. (Asked for
+    every call judged: remembered.)"""
+    return index.remembered("trait", (home.key, owner), lambda: any(
+        d.kind == "trait" and d.qualname == owner for d in home.outline.decls))
 
 
 def _renamed(index: RefIndex, home: FileInfo, cls: str) -> frozenset[str]:
