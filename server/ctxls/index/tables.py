@@ -114,35 +114,39 @@ class Head(NamedTuple):
     """The names a module of many files (a Java or Go package) is asked about, per file,
     each once, sorted: what it declares, what it binds, the qualnames of its declarations
     inside others (``Cls.method``), and the names it declares at its top (inside nothing
-    but namespaces); and, where a capital spells a type, the calls whose receivers are all
-    spelled as types (``derived.typed_calls``)."""
+    but namespaces)."""
 
     declared: tuple[str, ...]
     bound: tuple[str, ...]
     members: tuple[str, ...]
     tops: tuple[str, ...]
-    typed: tuple[str, ...] = ()
 
 
 def head(outline: Outline, refs: Refs | None) -> Head:
     spaces = {d.qualname for d in outline.decls if d.kind == "namespace"}
-    system = languages.module_system_named(outline.language)
     return Head(tuple(sorted({d.name for d in outline.decls})),
                 () if refs is None else tuple(sorted({b.name for b in refs.bindings})),
                 tuple(sorted({d.qualname for d in outline.decls if d.qualname != d.name})),
                 tuple(sorted({d.name for d in outline.decls
-                              if all(p in spaces for p in d.parents)})),
-                derived.typed_calls(outline, refs)
-                if system is not None and modules.named(system).typed_by_case else ())
+                              if all(p in spaces for p in d.parents)})))
+
+
+def _typed(outline: Outline, refs: Refs | None) -> tuple[str, ...]:
+    """``derived.typed_calls`` where a capital spells a type (``typed_by_case``)."""
+    system = languages.module_system_named(outline.language)
+    return derived.typed_calls(outline, refs) \
+        if system is not None and modules.named(system).typed_by_case else ()
 
 
 def pack(outline: Outline, refs: Refs | None) -> bytes:
-    """The payload: a head of the import rows and the names of ``head``, then the rest. A
-    search asks thousands of files only whether their imports can reach a module, and a
-    module of many files (a Java or Go package) which of them declares or binds a name;
-    unpickling a whole payload for that costs fifty times the head alone."""
+    """The payload: a head of the import rows, the names of ``head`` and the calls spelled
+    as types (``_typed``), then the rest. A search asks thousands of files only whether
+    their imports can reach a module, a module of many files (a Java or Go package) which
+    of them declares or binds a name, and a Rust method's references which files call it
+    on receivers of other types alone; unpickling a whole payload for that costs fifty
+    times the head alone."""
     o, r = encode(outline, refs)
-    first = (None if r is None else r[0], *head(outline, refs))
+    first = (None if r is None else r[0], *head(outline, refs), _typed(outline, refs))
     return (pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL)
             + pickle.dumps((o, None if r is None else r[1:]), protocol=pickle.HIGHEST_PROTOCOL))
 
@@ -275,15 +279,18 @@ class Tables:
         value = self._value
         if value is not None:
             return head(*value)
-        return Head(*pickle.loads(self._bytes())[1:])
+        return Head(*pickle.loads(self._bytes())[1:5])
 
     def typed_calls(self) -> dict[str, tuple[str, ...]]:
-        """``derived.typed_calls`` by call name, without decoding the tables; kept (a few
+        """``derived.typed_calls`` by call name, from the payload's head when the tables
+        are not decoded (nor decoded for it); kept (a few
         names: each request for a common method asks it of the same thousands of files)."""
         typed = self._typed
         if typed is None:
+            value = self._value
+            rows = _typed(*value) if value is not None else pickle.loads(self._bytes())[5]
             typed = self._typed = {name: tuple(types) for name, *types in
-                                   (row.split("\t") for row in self.head_names().typed)}
+                                   (row.split("\t") for row in rows)}
         return typed
 
     @property
