@@ -116,13 +116,18 @@ def test_drift_finds_what_changed_between_the_listing_and_the_watches(tmp_path: 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.py").write_text(f"def {name}():\n    return 1\n")
     (tmp_path / ".gitignore").write_text("ignored.py\n")
+    (tmp_path / "notes.md").write_text("# notes\n")
     hour_ago = time.time_ns() - 3600 * 10**9
-    for name in ("a", "b", "c"):  # written before the scan began
-        os.utime(tmp_path / f"{name}.py", ns=(hour_ago, hour_ago))
+    for name in ("a.py", "b.py", "c.py", ".gitignore"):  # written before the scan began
+        os.utime(tmp_path / name, ns=(hour_ago, hour_ago))
     ws = Workspace([tmp_path])
     ws.add(index_batch(ws.scan_plan(), 1 << 20))
     began = time.time_ns() - 2_000_000_000
-    assert ws.drift(began) == []  # nothing changed: nothing to index again
+    # nothing changed: nothing to index again, but a file of no language (listed without
+    # its size or time) written since the scan began, which is listed again
+    assert ws.drift(began) == [(tmp_path / "notes.md").as_uri()]
+    os.utime(tmp_path / "notes.md", ns=(hour_ago, hour_ago))
+    assert ws.drift(began) == []
     vouched = ws.entries[str(tmp_path / "c.py")]  # as the shared index gives it: no time
     ws.entries[str(tmp_path / "c.py")] = attrs.evolve(vouched, mtime_ns=0)
     assert ws.drift(began) == []  # not written since the scan began: not looked at again

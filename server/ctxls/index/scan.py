@@ -239,19 +239,20 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
                      tables=tables, **common)  # type: ignore[arg-type]
 
 
-def listed_only(rel: str, abspath: str, st: os.stat_result) -> FileEntry:
-    """A file of no language: listed, never parsed; read on demand (readRange, fallback
-    windows)."""
-    return FileEntry(path=rel, abspath=abspath, language=None, size=st.st_size,
-                     mtime_ns=st.st_mtime_ns, digest="", status="ok")
+def listed_only(rel: str, abspath: str) -> FileEntry:
+    """A file of no language: listed, never parsed, not even stat'ed (its size and time
+    are 0: what is known of it is read when it is shown: readRange, fallback windows); on
+    57,000 files, the 24,000 of no language cost 0.1 s of every start in system calls."""
+    return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
+                     digest="", status="ok")
 
 
 def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = False) -> FileEntry:
     lang = languages.name_for(rel)
+    if lang is None:
+        return listed_only(rel, abspath)
     try:
         st = os.stat(abspath)
-        if lang is None:
-            return listed_only(rel, abspath, st)
         root = abspath[: len(abspath) - len(rel)]
         if st.st_size > max_bytes:
             head = read_inside(abspath, root, SNIFF)

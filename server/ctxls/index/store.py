@@ -224,12 +224,12 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
     misses: list[tuple[str, str]] = []
     for rel, abspath in plan:
         lang = languages.name_for(rel)
+        if lang is None:  # listed, never parsed
+            hits.append(listed_only(rel, abspath))
+            continue
         row = cached.get(rel)
         try:
             st = os.stat(abspath)
-            if lang is None:  # listed, never parsed: a stat is all it costs
-                hits.append(listed_only(rel, abspath, st))
-                continue
             if st.st_size > max_bytes:  # (never cached: not parsed, and said so again)
                 hits.append(index_file(rel, abspath, max_bytes))
                 continue
