@@ -157,28 +157,43 @@ class RefIndex:
         if self.pending:
             infos, self.pending = self.pending, []
             for info in infos:
-                self.put(info)
+                self._file(info)
 
     def put(self, info: FileInfo) -> None:
         self.settle()
-        if info.key not in self.files:
+        self._file(info)
+
+    def _file(self, info: FileInfo) -> None:
+        key = info.key
+        if key in self.files:
+            self.remove(key, replacing=True)
+        else:  # (what ``remove`` does of a file the index lacks)
+            self._own()
+            self._version += 1
             self._listed += 1
-        self.remove(info.key, replacing=True)
-        self.files[info.key] = info
+        self.files[key] = info
         system = _system(info.path)
         for mod in system.module_names(info.path):
-            self._members_of(mod).append(info.key)
+            self._members_of(mod).append(key)
         for mod, _ in system.rooted_names(info.path):
-            self._members_of(mod, "rooted").append(info.key)
-        declared = _global_names(info)
+            self._members_of(mod, "rooted").append(key)
+        declared = _global_names(info, system)
         for name in declared:
-            self._members_of(name, "declared_by").append(info.key)
+            self._members_of(name, "declared_by").append(key)
         if declared:  # (what a removal takes out: the old payload may be gone by then)
-            self._declared[info.key] = declared
-        mine = self._owned is None  # no view shares the sets: a start files 500,000 names
-        for name in info.tables.names.split("\n") if info.tables.names else ():
-            keys = self.by_name.get(name) if mine else None
-            (self._names_of(name) if keys is None else keys).add(info.key)
+            self._declared[key] = declared
+        names = info.tables.names.split("\n") if info.tables.names else ()
+        if self._owned is None:  # no view shares the sets: a start files 500,000 names
+            by_name = self.by_name
+            for name in names:
+                keys = by_name.get(name)
+                if keys is None:
+                    by_name[name] = {key}
+                else:
+                    keys.add(key)
+        else:
+            for name in names:
+                self._names_of(name).add(key)
 
     def imported_modules(self, info: FileInfo) -> frozenset[str]:
         """Every module ``info``'s imports can name (``a.b`` and ``a.b.c`` for ``from a.b
@@ -564,10 +579,10 @@ class RefIndex:
                     yield from self.ancestors(found[0], found[1], hops + 1)
 
 
-def _global_names(info: FileInfo) -> tuple[str, ...]:
+def _global_names(info: FileInfo, system: ModuleSystem | None = None) -> tuple[str, ...]:
     """The names ``declared_by`` files ``info`` under: those it declares, where its module
     system makes names global; none elsewhere."""
-    system = _system(info.path)
+    system = system or _system(info.path)
     if not (system.global_functions or system.global_classes):
         return ()
     return info.tables.head_names().declared
