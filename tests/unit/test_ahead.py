@@ -71,6 +71,27 @@ def test_read_ahead_builds_the_chosen_files_tables_and_leaves_the_rest(tmp_path:
                 name, ())]
 
 
+def test_read_ahead_reads_what_every_test_file_imports(tmp_path: Path) -> None:
+    """Every window looks for its target's tests by what the test files import: those are
+    read ahead however few files name them, from their payloads' heads (not decoded), and
+    match what a request works out without reading ahead."""
+    _shop(tmp_path)
+    tests = tmp_path / "src" / "test" / "java" / "org" / "shop"
+    tests.mkdir(parents=True)
+    (tests / "MoneyTest.java").write_text(
+        "package org.shop;\n\nimport org.shop.Money;\n\n"
+        "class MoneyTest {\n  void t() { new Money().cents(); }\n}\n")
+    ws = _workspace(tmp_path)
+    test = next(i for i in ws.refs.files.values() if i.path.endswith("MoneyTest.java"))
+    assert test.key not in ws.refs._imported
+    assert read_ahead(ws.snapshot(), limit=0) == 0  # (no most-named file at all)
+    assert test.key in ws.refs._imported and not test.tables.decoded
+    fresh = _workspace(tmp_path)
+    again = next(i for i in fresh.refs.files.values() if i.path.endswith("MoneyTest.java"))
+    assert ws.refs._imported[test.key][1] == fresh.refs.imported_modules(again)
+    assert "org.shop.Money" in ws.refs._imported[test.key][1]
+
+
 def test_read_ahead_of_more_files_than_the_index_holds_reads_them_all(tmp_path: Path) -> None:
     _shop(tmp_path)
     ws = _workspace(tmp_path)
