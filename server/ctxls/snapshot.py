@@ -146,6 +146,18 @@ def _basenames(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
     return found
 
 
+def _stems(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for key in entries:
+        found.setdefault(_stem(key), []).append(key)
+    return found
+
+
+def _stem(key: str) -> str:
+    """A path's name up to its first dot (``api`` for ``a/api.v1.proto``)."""
+    return key[key.rfind("/") + 1 :].split(".", 1)[0]
+
+
 def _basenames_since(found: dict[str, list[str]], old: Mapping[str, FileEntry],
                      new: Mapping[str, FileEntry]) -> dict[str, list[str]]:
     """``_basenames(new)`` from ``found``, which is ``_basenames(old)``: a copy with the
@@ -247,6 +259,18 @@ class Snapshot:
         fresh = [k for k in self.fresh if k not in self._entries
                  and k.rsplit("/", 1)[-1] == basename]
         return sorted([*keys, *fresh])
+
+    def stemmed(self, stem: str, root: Path) -> list[str]:
+        """The listed files under ``root`` whose name up to its first dot is ``stem``, as
+        paths relative to it, in path order (a generated file's schema is looked for by
+        its stem: matching every listed path against the schemas' globs was 0.6 s of each
+        such window on 57,000 files)."""
+        listed = self._entries
+        keys = self._listing.of(listed, "stems", _stems).get(stem, [])
+        fresh = [k for k in self.fresh if k not in listed and _stem(k) == stem]
+        return sorted(e.path for k in (*keys, *fresh)
+                      if k.startswith(f"{root}/")
+                      and (e := self.fresh.get(k) or listed.get(k)) is not None)
 
     def info(self, key: str) -> FileInfo | None:
         """A file's reference tables, if its language has them."""

@@ -74,15 +74,14 @@ def apply_policy(snap: Snapshot, out: Collected, v: View) -> None:
             renderings={"verbatim": cut(snap, pv, [(0, min(len(pv.lines), 80) - 1)]),
                         "name": Text(f"{pv.loc.path}\n")},
             path=pv.loc.path, key=f"{pv.loc.path}::patches", writable=False))
-    if not instead:
-        return
-    listed = sorted(e.path for _, e in snap.entries() if e.abspath.startswith(f"{v.loc.root}/"))
     for path, (globs, why) in instead.items():
         spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
         stem = re.sub(r"(_pb2(_grpc)?|_pb|\.pb)$", "", path.rsplit("/", 1)[-1].split(".")[0])
-        matching = [f for f in listed if spec.match_file(f)]
-        same = [f for f in matching if f.rsplit("/", 1)[-1].split(".")[0] == stem]
-        chosen = same or ([] if globs == SOURCE_GLOBS else matching[:3])
+        chosen = [f for f in snap.stemmed(stem, v.loc.root) if spec.match_file(f)]
+        if not chosen and globs != SOURCE_GLOBS:  # a rule's replacement, by any name
+            chosen = sorted(e.path for _, e in snap.entries()
+                            if e.abspath.startswith(f"{v.loc.root}/")
+                            and spec.match_file(e.path))[:3]
         for f in chosen:
             fv = snap.view_at(f)
             rows = [(0, min(len(fv.lines), 300) - 1)]
