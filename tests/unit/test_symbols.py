@@ -80,3 +80,34 @@ def test_each_languages_own_spelling_of_a_member() -> None:
     src = b"package cache\n\ntype Cache struct{}\n\nfunc (c *Cache) Get() int { return 1 }\n"
     o = outline_source(go, src)
     assert resolve(o, "cache.Cache.Get", "c.go").qualname == "Cache.Get"
+
+
+def test_workspace_symbols_decode_only_the_files_that_declare_a_match(tmp_path) -> None:
+    """``workspace/symbol`` gives what every file's outline gives (checked against a fresh
+    parse of each), in path order, and decodes no file whose declared names cannot match."""
+    from ctxls.index.scan import index_batch
+    from ctxls.requests.symbols import _fuzzy, workspace_symbols
+    from ctxls.syntax import languages
+    from ctxls.workspace import Workspace
+
+    files = {"auth/tokens.py": SRC, "billing/cart.py": b"class Cart:\n    def total(self): ...\n",
+             "web/app.ts": b"export function refreshAll(): void {}\nclass Pane { toggle() {} }\n",
+             "notes.md": b"# refresh\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(text)
+    ws = Workspace([tmp_path])
+    ws.add(index_batch(ws.scan_plan(), 1 << 20))  # (packed, as a scan leaves them)
+    def decoded() -> set[str]:
+        return {e.path for e in ws.entries.values() if e.tables is not None and e.tables.decoded}
+
+    for query in ("refresh", "mint", "zzz", "tot"):
+        got = workspace_symbols(ws.snapshot(), query)
+        want = []
+        for rel in sorted(f for f in files if languages.for_path(f) is not None):
+            outline = outline_source(languages.for_path(rel), files[rel])
+            want += [(rel, d.name) for d in outline.decls if _fuzzy(query, d.name.lower())]
+        assert [(s.location.uri.split(f"{tmp_path.name}/", 1)[1], s.name) for s in got] == want
+        if query == "zzz":  # no name of billing/cart.py holds r..f..., m..i..., z..z..z
+            assert decoded() == {"auth/tokens.py", "web/app.ts"}
+    assert "billing/cart.py" in decoded()  # (`total` holds t..o..t)
