@@ -193,6 +193,18 @@ def test_an_obligation_names_a_test_the_import_graph_did_not_reach(ws: Workspace
         "06", "06: PreserveObligation — calls Cart.total, a caller of round_money (line 7)")
 
 
+def test_an_obligation_target_by_bare_name_is_found_across_the_workspace(ws: Workspace) -> None:
+    """A name the home file does not declare is looked for in the files of its language
+    that declare it (read from their payloads' heads: no other file is decoded)."""
+    for e in ws.entries.values():  # (as a scan leaves them)
+        if e.tables is not None:
+            e.tables.release(encode_first=True)
+    got = gather(ws, "shop/base.py", "Priced.label", obligations=[p.Obligation(
+        id="o1", text="keep money exact", targets=["Money.add"])])
+    assert (item(got, "obligation-target").path, item(got, "obligation-target").symbol) == (
+        "shop/money.py", "Money.add")
+
+
 def test_live_output_becomes_live_items_with_their_own_kind(ws: Workspace) -> None:
     got = gather(ws, "shop/cart.py", "Cart.add", live=[
         p.LiveItem("patch", "+ x"), p.LiveItem("traceback", "ValueError: full")])

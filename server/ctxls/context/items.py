@@ -68,11 +68,9 @@ def symbol_view(snap: Snapshot, name: str, home: View) -> tuple[View, Decl] | No
             pass
     bare = name.rsplit(".", 1)[-1]
     for key, entry in sorted(snap.entries()):
-        if entry.tables is None or entry.language != (home.lang.name if home.lang else None):
-            continue
-        outline = entry.outline
-        if outline is None or not any(d.name == bare for d in outline.decls):
-            continue
+        if entry.tables is None or entry.language != (home.lang.name if home.lang else None) \
+                or bare not in entry.tables.head_names().declared:
+            continue  # (its payload's head: a file that does not declare it is not decoded)
         v = snap.view_at(key)
         if v.outline is None:
             continue
