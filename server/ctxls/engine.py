@@ -53,6 +53,7 @@ BATCH = 48  # files per unit of scan work: small enough for smooth progress repo
 # The search index is built after the scan in slices of this much work, each followed by
 # a pause: a request waits at most one slice, and the build takes ~1.5x its bare time.
 SEARCH_SLICE = 0.02
+SEARCH_LOOK = 0.25  # a search waiting for the index's build looks at its pace this often
 QUIET_S = 0.1  # background work resumes this long after the last answer
 MAX_YIELD_S = 1.0  # and takes a step at least this often, however busy the requests keep it
 TRIM_EVERY_S = 2.0  # free memory is handed back at most this often, after an answer
@@ -130,6 +131,8 @@ class Engine:
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.search_done = asyncio.Event()  # ... has ended
+        # (when it began, its files, those left: shrinks as it goes) for its pace
+        self.search_progress: tuple[float, int, list[str]] | None = None
         self.ahead_task: asyncio.Task[None] | None = None  # reading ahead (index/ahead.py)
         self.watching = False
         self.waiting = 0  # requests waiting for the scan
@@ -472,6 +475,7 @@ class Engine:
             index = search.open_index(ws)
             if gone:
                 await loop.run_in_executor(None, _forget, index, gone)
+            self.search_progress = (time.monotonic(), len(todo), todo)
             while todo:
                 while self.busy():  # a request's threads would share the GIL with it
                     await asyncio.sleep(SEARCH_SLICE / 4)
@@ -490,14 +494,31 @@ class Engine:
 
     async def search_built(self) -> bool:
         """Wait for the search index's build (started here when it is not built in the
-        background), at most `indexWait`; whether it is built."""
+        background), at most `indexWait`, and only while its pace says it may end by then
+        (within twice the time left: its first files go slower): a build of minutes
+        (57,000 files) made every search wait the whole `indexWait` for an answer as
+        incomplete as at once. Whether it is built."""
         if not self.search_done.is_set() and self.scan_done.is_set() and (
                 self.search_task is None or self.search_task.done()):
             self.search_done.clear()
             self.search_task = asyncio.create_task(self._build_search())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.search_done.wait(), self.ws.options.index_wait)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.ws.options.index_wait
+        while not self.search_done.is_set() and (left := deadline - loop.time()) > 0:
+            if self._search_eta() > 2 * left:
+                break  # (far from done: answered from what is built, and said so)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.search_done.wait(), min(left, SEARCH_LOOK))
         return self.search_done.is_set()
+
+    def _search_eta(self) -> float:
+        """Seconds the search index's build should still take, from its pace so far
+        (pauses for requests included; before its first file is in, as if that were
+        about to be); 0 before it has planned its work."""
+        if self.search_progress is None:
+            return 0.0
+        began, total, todo = self.search_progress
+        return len(todo) * (time.monotonic() - began) / max(total - len(todo), 1)
 
     def _watch(self) -> None:
         """Files created, changed or deleted on disk join the index within a second or so

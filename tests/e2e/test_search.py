@@ -107,6 +107,30 @@ async def test_the_search_index_is_built_after_the_scan_unless_told_not_to(tmp_p
         assert found["hits"][0]["symbol"] == "helper_17" and found["files"] == 40
 
 
+async def test_a_search_does_not_wait_for_a_build_that_cannot_end_in_time(tmp_path: Path
+                                                                         ) -> None:
+    """A search during the search index's build waits for it (at most `indexWait`) only
+    while the build's pace says it may end by then; a build far from done answers from
+    what is built at once, and says so. (Each search here waited the whole `indexWait`.)"""
+    ws = tmp_path / "many"
+    ws.mkdir()
+    body = "\n\n".join(f"def f_{{i}}_{j}(a, b):\n    \"\"\"Add {j} things.\"\"\"\n"
+                       f"    return a + b + {j}\n" for j in range(48))
+    for i in range(2000):  # ~96,000 chunks: a build of ~5 s here
+        (ws / f"m{i}.py").write_text(body.replace("{i}", str(i)))
+    wait = 1.0
+    async with await CtxClient.start(ws, options={"persist": False, "indexWait": wait},
+                                     wait_for_index=True, timeout=120) as ctx:
+        began = time.monotonic()
+        found = await ctx.request("ctx/search", {"query": "add things", "limit": 3})
+        took = time.monotonic() - began
+        assert took < wait and not found["complete"] and found["hits"]
+        assert "it is still being built" in found["notes"][0]
+        assert (await search_ready(ctx, 120))["searchReady"]
+        again = await ctx.request("ctx/search", {"query": "add things", "limit": 3})
+        assert again["complete"] and again["files"] == 2000
+
+
 async def test_declarations_the_task_names_are_retrieved(workspace: Path) -> None:
     """Identifiers in the task text (`ShardedLRUCache`, `round_half_even`) are looked up as
     declarations once the search index is built; prose words are not."""
