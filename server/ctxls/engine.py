@@ -18,11 +18,9 @@ import gc
 import logging
 import multiprocessing
 import multiprocessing.forkserver
-import os
 import threading
 import time
 import traceback
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -30,18 +28,17 @@ from typing import Any
 
 import attrs
 
-from ctxls import memory, wire
+from ctxls import memory, warmup, wire
 from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import NotInitialized
-from ctxls.index import ahead, lifeline, modules
+from ctxls.index import ahead, lifeline
 from ctxls.index.scan import FileEntry, index_batch
 from ctxls.index.search import SearchIndex
 from ctxls.paths import target_file
 from ctxls.requests import chunks, read, refs, search, status
 from ctxls.snapshot import Snapshot
-from ctxls.syntax import languages
 from ctxls.syntax.text import Encoding
 from ctxls.tokens import tokenizer
 from ctxls.watch import Watcher
@@ -301,9 +298,9 @@ class Engine:
                 counting, compiling = self._warm_up(plan)
             elif misses:
                 steps: list[Callable[[], object]] = [
-                    *self._converters(), *_globs(plan),
+                    *self._converters(), *warmup.globs(plan),
                     functools.partial(tokenizer, ws.options.encoding)]
-                counting = loop.run_in_executor(None, _run, steps)
+                counting = loop.run_in_executor(None, warmup.run, steps)
             done = len(hits)
             # A scan that parses most of its files files their names as the batches come
             # (beside the worker processes' parse), so the request that waited for the
@@ -365,7 +362,7 @@ class Engine:
         if not self.ws.refs.files or self.ws.options.read_ahead <= 0:
             return
         began, snap = time.perf_counter(), self.ws.snapshot()
-        quiet = functools.partial(_pause, functools.partial(self.busy, strict=True))
+        quiet = functools.partial(warmup.pause, functools.partial(self.busy, strict=True))
         try:
             done = await asyncio.get_running_loop().run_in_executor(
                 None, ahead.read_ahead, snap, self.ws.options.read_ahead,
@@ -378,8 +375,8 @@ class Engine:
                  ) -> tuple[asyncio.Future[object], asyncio.Future[None]]:
         loop, ws = asyncio.get_running_loop(), self.ws
         return (counting or loop.run_in_executor(None, tokenizer, ws.options.encoding),
-                loop.run_in_executor(None, _load_languages, plan, [str(r) for r in ws.roots],
-                                      self.busy, self._converters()))
+                loop.run_in_executor(None, warmup.load_languages, plan,
+                                     [str(r) for r in ws.roots], self.busy, self._converters()))
 
     def _converters(self) -> list[Callable[[], object]]:
         """Steps that build each request's params and result converters (cattrs writes one
@@ -552,61 +549,6 @@ class Engine:
 def _forget(index: SearchIndex, paths: list[str]) -> None:
     for path in paths:
         index.forget(path)
-
-
-def _load_languages(plan: list[tuple[str, str]], roots: list[str],
-                    busy: Callable[[], bool] = lambda: False,
-                    then: list[Callable[[], object]] | None = None) -> None:
-    """Compile the queries of every language the plan has a file of, and let their module
-    systems read what they read once per root (a monorepo's package.json files). The
-    languages with most files first; the queries requests read before those only a change
-    or an edit reads; one at a time, none while a request is answered (a query compiles
-    in C, holding the GIL up to 0.2 s; a request compiles what it needs itself). Then the
-    steps ``then`` (the requests' converters)."""
-    counts: Counter[str] = Counter(os.path.splitext(rel)[1].lower() for rel, _ in plan)
-    langs: dict[str, languages.Language] = {}
-    systems: set[str] = set()
-    for ext, _ in counts.most_common():
-        _pause(busy)
-        lang = languages.for_path(f"x{ext}")
-        if lang is not None:
-            langs.setdefault(lang.name, lang)
-            system = languages.module_system(f"x{ext}")
-            if system is not None:
-                systems.add(system)
-    steps: list[Callable[[], object]] = [functools.partial(lang.compiled, "top")
-                                         for lang in langs.values()]
-    steps += [functools.partial(modules.named(system).prepare, f"{root}/")
-              for system in sorted(systems) for root in roots]
-    steps += [functools.partial(lang.compiled, name)
-              for lang in langs.values() for name in ("refs", "scan", "outline")]
-    steps += _globs(plan)
-    steps += then or []
-    for step in steps:
-        _pause(busy)
-        with contextlib.suppress(Exception):  # (a request meets the same error later)
-            step()
-
-
-def _globs(plan: list[tuple[str, str]]) -> list[Callable[[], object]]:
-    """Steps that compile each language's test and generated-file globs (the first window
-    asks them of hundreds of files)."""
-    exts = {os.path.splitext(rel)[1].lower() for rel, _ in plan}
-    return [functools.partial(languages.warm_globs, f"x{ext}") for ext in sorted(exts)]
-
-
-def _run(steps: list[Callable[[], object]]) -> object:
-    for step in steps:
-        with contextlib.suppress(Exception):  # (a request meets the same error later)
-            step()
-    return None
-
-
-def _pause(busy: Callable[[], bool]) -> bool:
-    """Wait while ``busy``; True (go on)."""
-    while busy():
-        time.sleep(0.01)
-    return True
 
 
 def _stop_workers(pool: Executor) -> None:

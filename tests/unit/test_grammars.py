@@ -220,7 +220,7 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
     query compiles holding the GIL), and the languages with most files go first."""
     import threading
 
-    from ctxls.engine import _load_languages
+    from ctxls.warmup import load_languages as _load_languages
 
     languages.reload()
     answering = threading.Event()
