@@ -128,8 +128,9 @@ class Engine:
         self.scan_task: asyncio.Task[None] | None = None
         self.search_task: asyncio.Task[None] | None = None  # the search index's build
         self.search_done = asyncio.Event()  # ... has ended
-        # (when it began, its files, those left: shrinks as it goes) for its pace
-        self.search_progress: tuple[float, int, list[str]] | None = None
+        # [when it began, its files' bytes, those done] for its pace (by bytes: a tree's
+        # thousands of small fixtures, first in path order, are no pace for the rest)
+        self.search_progress: list[float] | None = None
         self.ahead_task: asyncio.Task[None] | None = None  # reading ahead (index/ahead.py)
         self.watching = False
         self.waiting = 0  # requests waiting for the scan
@@ -472,7 +473,9 @@ class Engine:
             index = search.open_index(ws)
             if gone:
                 await loop.run_in_executor(None, _forget, index, gone)
-            self.search_progress = (time.monotonic(), len(todo), todo)
+            size = {k: e.size for k, e in ws.entries.items()}
+            progress = self.search_progress = [time.monotonic(),
+                                               float(sum(size.get(k, 0) for k in todo)), 0.0]
             while todo:
                 while self.busy():  # a request's threads would share the GIL with it
                     await asyncio.sleep(SEARCH_SLICE / 4)
@@ -480,6 +483,7 @@ class Engine:
                 done = await loop.run_in_executor(None, search.build, snap, index, todo,
                                                   SEARCH_SLICE, self.busy)
                 ws.absorb(snap)
+                progress[2] += sum(size.get(k, 0) for k in todo[:done])
                 del todo[:done]
                 await asyncio.sleep(SEARCH_SLICE / 2)
             ws.search_ready = not ws.scanning
@@ -509,13 +513,13 @@ class Engine:
         return self.search_done.is_set()
 
     def _search_eta(self) -> float:
-        """Seconds the search index's build should still take, from its pace so far
-        (pauses for requests included; before its first file is in, as if that were
-        about to be); 0 before it has planned its work."""
+        """Seconds the search index's build should still take, from its pace in bytes so
+        far (pauses for requests included; with nothing in yet, as good as forever); 0
+        before it has planned its work."""
         if self.search_progress is None:
             return 0.0
-        began, total, todo = self.search_progress
-        return len(todo) * (time.monotonic() - began) / max(total - len(todo), 1)
+        began, total, done = self.search_progress
+        return (total - done) * (time.monotonic() - began) / max(done, 1.0)
 
     def _watch(self) -> None:
         """Files created, changed or deleted on disk join the index within a second or so

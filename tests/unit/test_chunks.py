@@ -57,6 +57,22 @@ def test_a_generated_protobuf_module_yields_names_only() -> None:
     assert not generated("api/x.py", b"x = 1\n", lang)
 
 
+def test_a_minified_bundle_is_chunked_by_names_as_generated() -> None:
+    """A bundler's output (long lines, nested functions) is a generated file: one line per
+    name rather than each function's whole text, which holds every function inside it."""
+    inner = ";".join(f"function f{i}(a){{return a+{i}}}" for i in range(3000))
+    data = f"var plugin=(()=>{{function outer(x){{{inner};return x}}return outer}})();\n".encode()
+    data = data * 2  # two long lines, ~140 KB
+    lang = languages.for_path("plugin.cjs")
+    assert lang is not None and generated("p/plugin.cjs", data, lang)
+    chunks = chunks_of("p/plugin.cjs", data)
+    assert chunks and {c.strategy for c in chunks} == {"names"}
+    assert sum(len(c.text) for c in chunks) < len(data)
+    # the same text on short lines is no bundle, nor is a short file of one long line
+    assert not generated("p/plugin.cjs", data.replace(b";", b";\n"), lang)
+    assert not generated("p/table.js", b"var t=[" + b"1," * 20000 + b"];\n", lang)
+
+
 def test_a_900_line_function_splits_into_parts_that_each_carry_the_header() -> None:
     body = "".join(f"    total += compute_{i}(value, factor={i})\n" for i in range(900))
     data = ("import math\n\n\ndef huge(value, factor):\n    total = 0\n" + body

@@ -37,7 +37,7 @@ def apply_policy(snap: Snapshot, out: Collected, v: View) -> None:
                 gv = snap.view_at(e.path)
                 made[e.path] = generated(gv.loc.path, gv.data, gv.lang)
             if made[e.path]:  # excluded by default, its schema offered instead
-                why = "generated file (its grammar's markers): edits are reverted"
+                why = "generated file (its name, a marker or minified lines): edits are reverted"
                 out.items[i] = attrs.evolve(e, excluded_by=why, writable=False)
                 instead.setdefault(e.path, (SOURCE_GLOBS, why))
             continue
