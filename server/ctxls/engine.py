@@ -514,12 +514,16 @@ class Engine:
 
     def _search_eta(self) -> float:
         """Seconds the search index's build should still take, from its pace in bytes so
-        far (pauses for requests included; with nothing in yet, as good as forever); 0
-        before it has planned its work."""
+        far (pauses for requests included); 0 before it has planned its work or while its
+        first files are on their way, and endless once a look has passed with none in (a
+        file that takes that long is a slow build)."""
         if self.search_progress is None:
             return 0.0
         began, total, done = self.search_progress
-        return (total - done) * (time.monotonic() - began) / max(done, 1.0)
+        elapsed = time.monotonic() - began
+        if not done:
+            return 0.0 if elapsed < SEARCH_LOOK else float("inf")
+        return (total - done) * elapsed / done
 
     def _watch(self) -> None:
         """Files created, changed or deleted on disk join the index within a second or so

@@ -149,13 +149,13 @@ def _basenames(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
 def _stems(entries: Mapping[str, FileEntry]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for key in entries:
-        found.setdefault(_stem(key), []).append(key)
+        found.setdefault(stem_of(key), []).append(key)
     return found
 
 
-def _stem(key: str) -> str:
+def stem_of(path: str) -> str:
     """A path's name up to its first dot (``api`` for ``a/api.v1.proto``)."""
-    return key[key.rfind("/") + 1 :].split(".", 1)[0]
+    return path[path.rfind("/") + 1 :].split(".", 1)[0]
 
 
 def _basenames_since(found: dict[str, list[str]], old: Mapping[str, FileEntry],
@@ -267,7 +267,7 @@ class Snapshot:
         such window on 57,000 files)."""
         listed = self._entries
         keys = self._listing.of(listed, "stems", _stems).get(stem, [])
-        fresh = [k for k in self.fresh if k not in listed and _stem(k) == stem]
+        fresh = [k for k in self.fresh if k not in listed and stem_of(k) == stem]
         return sorted(e.path for k in (*keys, *fresh)
                       if k.startswith(f"{root}/")
                       and (e := self.fresh.get(k) or listed.get(k)) is not None)

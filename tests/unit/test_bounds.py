@@ -250,3 +250,25 @@ def test_a_cold_scan_files_its_names_before_ready_and_a_warm_start_after(
     asyncio.run(start())
     asyncio.run(start())
     assert pending == [0, 40]
+
+
+def test_a_search_index_builds_pace_says_how_long_it_still_takes() -> None:
+    """A search waits for the search index's build only while its pace (bytes so far over
+    time so far) puts its end in time: unknown until it has planned its work or while its
+    first files are on their way (a just-planned build is no reason to give up), endless
+    when a look has passed with none in."""
+    import time
+
+    from ctxls import engine as engine_mod
+
+    eng = engine_mod.Engine()
+    assert eng._search_eta() == 0.0  # nothing planned yet
+    now = time.monotonic()
+    eng.search_progress = [now, 1e6, 0.0]
+    assert eng._search_eta() == 0.0  # just begun, nothing in yet
+    eng.search_progress = [now - 2 * engine_mod.SEARCH_LOOK, 1e6, 0.0]
+    assert eng._search_eta() == float("inf")  # a look has passed with nothing in
+    eng.search_progress = [now - 2.0, 1e6, 2.5e5]  # a quarter in 2 s: 6 s to go
+    assert 5.9 < eng._search_eta() < 6.2
+    eng.search_progress = [now - 2.0, 1e6, 1e6]
+    assert eng._search_eta() == 0.0  # done

@@ -203,6 +203,8 @@ def test_an_obligation_target_by_bare_name_is_found_across_the_workspace(ws: Wor
         id="o1", text="keep money exact", targets=["Money.add"])])
     assert (item(got, "obligation-target").path, item(got, "obligation-target").symbol) == (
         "shop/money.py", "Money.add")
+    decoded = {e.path for e in ws.entries.values() if e.tables is not None and e.tables.decoded}
+    assert "shop/checkout.py" not in decoded  # (before money.py in path order; no `add`)
 
 
 def test_live_output_becomes_live_items_with_their_own_kind(ws: Workspace) -> None:

@@ -17,7 +17,7 @@ from ctxls.context.items import Collected, cut
 from ctxls.context.model import Evidence, Text
 from ctxls.index.chunks import generated
 from ctxls.policy import POLICY_PATH, Rule, patches_folder
-from ctxls.snapshot import Snapshot, View
+from ctxls.snapshot import Snapshot, View, stem_of
 
 # Where a generated file's source may be: schemas whose stem is the generated file's own.
 SOURCE_GLOBS = ("**/*.proto", "**/*.thrift", "**/*.graphql", "**/*.avsc")
@@ -76,7 +76,7 @@ def apply_policy(snap: Snapshot, out: Collected, v: View) -> None:
             path=pv.loc.path, key=f"{pv.loc.path}::patches", writable=False))
     for path, (globs, why) in instead.items():
         spec = pathspec.GitIgnoreSpec.from_lines(list(globs))
-        stem = re.sub(r"(_pb2(_grpc)?|_pb|\.pb)$", "", path.rsplit("/", 1)[-1].split(".")[0])
+        stem = re.sub(r"(_pb2(_grpc)?|_pb|\.pb)$", "", stem_of(path))
         chosen = [f for f in snap.stemmed(stem, v.loc.root) if spec.match_file(f)]
         if not chosen and globs != SOURCE_GLOBS:  # a rule's replacement, by any name
             chosen = sorted(e.path for _, e in snap.entries()

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ctxls.index.refindex import FileInfo, RefIndex
-from ctxls.snapshot import Snapshot
+from ctxls.snapshot import Snapshot, stem_of
 from ctxls.syntax.languages import is_test_path
 
 # What is read ahead lives until evicted (freed by reference counts, not by the collector),
@@ -27,10 +27,6 @@ FREEZE_EVERY = 25
 TEST_STRIDE = 50  # test files whose imports are read between two pauses (~60 us each)
 
 
-def _stem(info: FileInfo) -> str:
-    return info.path.rsplit("/", 1)[-1].split(".", 1)[0]
-
-
 def most_named(refs: RefIndex) -> list[FileInfo]:
     """The index's files, those named by the most files first, then in path order. Named:
     by their file name's stem, as the inverted index files calls and imports (a Java
@@ -38,10 +34,10 @@ def most_named(refs: RefIndex) -> list[FileInfo]:
     shared among the files of that stem (the thousands of `index.js` files of a JavaScript
     tree share the files that import some `index`)."""
     files = list(refs.files.values())
-    sharing = Counter(map(_stem, files))
+    sharing = Counter(stem_of(i.path) for i in files)
 
     def named(info: FileInfo) -> float:
-        stem = _stem(info)
+        stem = stem_of(info.path)
         return len(refs.by_name.get(stem, ())) / sharing[stem]
     return sorted(files, key=lambda i: (-named(i), i.key))
 
