@@ -33,7 +33,7 @@ from ctxls import protocol as p
 from ctxls.config import Options
 from ctxls.context import window
 from ctxls.errors import NotInitialized
-from ctxls.index import ahead, lifeline
+from ctxls.index import lifeline
 from ctxls.index.scan import FileEntry, index_batch
 from ctxls.index.search import SearchIndex
 from ctxls.paths import target_file
@@ -118,6 +118,10 @@ class Listener:
         ready takes instead (each while no request is answered)."""
         return []
 
+    def rehearse(self, result: object) -> None:
+        """Turn a rehearsed answer into what would be sent (``warmup.rehearse``), and
+        drop it."""
+
 
 class Engine:
     def __init__(self, listener: Listener | None = None) -> None:
@@ -132,6 +136,7 @@ class Engine:
         # thousands of small fixtures, first in path order, are no pace for the rest)
         self.search_progress: list[float] | None = None
         self.ahead_task: asyncio.Task[None] | None = None  # reading ahead (index/ahead.py)
+        self.rehearsal: Snapshot | None = None  # the window being rehearsed (``warmup.rehearse``)
         self.watching = False
         self.waiting = 0  # requests waiting for the scan
         self.scan_began_ns = 0
@@ -188,6 +193,8 @@ class Engine:
         if not self.ready:
             raise NotInitialized("the server is not initialized: send `initialize` first")
         self.answering += 1  # (from the snapshot on: taking it reads the request's file)
+        if self.rehearsal is not None:  # (a rehearsal gives way to the first request)
+            self.rehearsal.cancel.set()
         try:
             snap = self.ws.snapshot(path, uri, refs=refs)
         except BaseException:
@@ -344,7 +351,7 @@ class Engine:
             with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
                 await work
         # (its own task: the cache's write and the search index's build do not wait for it)
-        self.ahead_task = asyncio.create_task(self._read_ahead())
+        self.ahead_task = asyncio.create_task(warmup.read_ahead(self))
         if fresh:  # the index is ready; writing the cache must not delay the answers
             try:
                 await loop.run_in_executor(None, ws.persist, fresh)
@@ -355,22 +362,6 @@ class Engine:
         if ws.options.search_prebuild and (self.search_task is None or (
                 self.search_task.done() and not self.search_done.is_set())):
             self.search_task = asyncio.create_task(self._build_search())
-
-    async def _read_ahead(self) -> None:
-        """The shared tables of the most-read files (``index/ahead.py``), on a snapshot,
-        only while no request is answered (``busy(strict=True)``); a stopping server ends
-        it at its next step."""
-        if not self.ws.refs.files or self.ws.options.read_ahead <= 0:
-            return
-        began, snap = time.perf_counter(), self.ws.snapshot()
-        quiet = functools.partial(warmup.pause, functools.partial(self.busy, strict=True))
-        try:
-            done = await asyncio.get_running_loop().run_in_executor(
-                None, ahead.read_ahead, snap, self.ws.options.read_ahead,
-                lambda: quiet() and not self.stop_watching.is_set())
-            log.info("read ahead %s files in %.2f s", done, time.perf_counter() - began)
-        except Exception:  # (what a request then builds itself)
-            log.error("read-ahead failed: %s", traceback.format_exc())
 
     def _warm_up(self, plan: list[tuple[str, str]], counting: asyncio.Future[object] | None = None
                  ) -> tuple[asyncio.Future[object], asyncio.Future[None]]:

@@ -1,18 +1,33 @@
 """What loads behind the ready signal: each language's queries and module-system facts,
 the globs the first windows ask, the requests' converters; a step at a time, each while
-no request is answered."""
+no request is answered. Then what the first requests would build: the most read files'
+tables (``index/ahead.py``) and a few windows nobody asked for (``rehearse``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
+import gc
+import logging
 import os
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ctxls.index import modules
+from ctxls import protocol as p
+from ctxls.context import window
+from ctxls.index import ahead, modules
 from ctxls.syntax import languages
+
+if TYPE_CHECKING:
+    from ctxls.engine import Engine
+    from ctxls.snapshot import Snapshot
+
+log = logging.getLogger("ctxls")
+REHEARSALS = 2  # windows built and dropped behind the ready signal (``rehearse``)
 
 
 def load_languages(plan: list[tuple[str, str]], roots: list[str],
@@ -68,3 +83,52 @@ def pause(busy: Callable[[], bool]) -> bool:
     while busy():
         time.sleep(0.01)
     return True
+
+
+async def read_ahead(eng: Engine) -> None:
+    """The shared tables of the most-read files (``index/ahead.py``), on a snapshot,
+    only while no request is answered (``busy(strict=True)``); a stopping server ends
+    it at its next step."""
+    if not eng.ws.refs.files or eng.ws.options.read_ahead <= 0:
+        return
+    began, snap = time.perf_counter(), eng.ws.snapshot()
+    quiet = functools.partial(pause, functools.partial(eng.busy, strict=True))
+    try:
+        done = await asyncio.get_running_loop().run_in_executor(
+            None, ahead.read_ahead, snap, eng.ws.options.read_ahead,
+            lambda: quiet() and not eng.stop_watching.is_set())
+        log.info("read ahead %s files in %.2f s", done, time.perf_counter() - began)
+    except Exception:  # (what a request then builds itself)
+        log.error("read-ahead failed: %s", traceback.format_exc())
+        return
+    if done is not None:
+        await rehearse(eng, ahead.rehearsals(snap.refs, REHEARSALS))
+
+async def rehearse(eng: Engine, targets: list[tuple[str, str, int]]) -> None:
+    """Build a window for each of ``targets`` and drop it, while no request is
+    answered: the first window in a process runs its code for the first time and
+    builds what every later window reads (black's first window a second after ready:
+    12.4 ms without, 11.3 with, 9.3 as the tenth after nine on other files). A request
+    that comes meanwhile cancels the window being built. (No retriever's hits: the
+    ranking call never fires.)"""
+    loop, began = asyncio.get_running_loop(), time.perf_counter()
+    for path, qualname, line in targets:
+        while eng.busy(strict=True):
+            await asyncio.sleep(0.01)
+        if eng.stop_watching.is_set():
+            return
+        params = p.ConstructParams(path=path, target=p.Target(symbol=qualname, line=line))
+        snap = eng.rehearsal = eng.ws.snapshot(path, refs=True)
+        try:
+            await loop.run_in_executor(eng.requests, _rehearsed, eng, snap, params)
+        except Exception as exc:  # (cancelled by a request, or a file gone meanwhile)
+            log.info("rehearsal of %s stopped: %s", qualname, exc)
+        finally:
+            eng.rehearsal = None
+        eng.ws.absorb(snap)
+        gc.freeze()  # (what it built lives on: kept out of the collector's passes)
+    log.info("rehearsed %d windows in %.2f s", len(targets), time.perf_counter() - began)
+
+
+def _rehearsed(eng: Engine, snap: Snapshot, params: p.ConstructParams) -> None:
+    eng.listener.rehearse(window.construct(snap, params))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctxls.index.ahead import most_named, read_ahead
+from ctxls.index.ahead import most_named, read_ahead, rehearsals
 from ctxls.index.scan import index_batch
 from ctxls.workspace import Workspace
 
@@ -175,3 +175,73 @@ def test_a_server_told_to_read_nothing_ahead_decodes_nothing(tmp_path: Path) -> 
 
     decoded = asyncio.run(run())
     assert len(decoded) == 4 and not any(decoded)
+
+
+def _modules(root: Path) -> None:
+    (root / "consts.py").write_text("RATE = 5\nNAME = 'shop'\n")
+    (root / "money.py").write_text("import consts\n\n\ndef cents():\n    return 1\n")
+    (root / "helpers.py").write_text(
+        "import consts\nimport money\n\n\nclass H:\n    X = 1\n\n"
+        "    def go(self):\n        return money.cents()\n")
+    (root / "main.py").write_text("import consts\nimport money\nimport helpers\n\n\n"
+                                  "def run():\n    return helpers.H().go()\n")
+
+
+def test_rehearsals_are_the_first_bodied_function_of_the_most_named_files(
+        tmp_path: Path) -> None:
+    """A module of constants, named most, has no function to rehearse: passed over."""
+    _modules(tmp_path)
+    ws = _workspace(tmp_path)
+    assert [i.path for i in most_named(ws.refs)][:3] == ["consts.py", "money.py", "helpers.py"]
+    got = [(Path(path).name, qualname, line)
+           for path, qualname, line in rehearsals(ws.refs, 2)]
+    assert got == [("money.py", "cents", 4), ("helpers.py", "H.go", 8)]
+    assert all(Path(path).is_absolute() for path, _, _ in rehearsals(ws.refs, 3))
+    assert len(rehearsals(ws.refs, 9)) == 3 and rehearsals(ws.refs, 0) == []
+
+
+def test_a_server_rehearses_windows_behind_ready_and_a_request_cancels_one(
+        tmp_path: Path) -> None:
+    import asyncio
+
+    from ctxls import engine as engine_mod
+    from ctxls import warmup
+
+    _modules(tmp_path)
+
+    class Heard(engine_mod.Listener):
+        def __init__(self) -> None:
+            self.rehearsed: list[object] = []
+
+        def rehearse(self, result: object) -> None:
+            self.rehearsed.append(result)
+
+    async def run() -> tuple[list[object], bool, list[object]]:
+        heard = Heard()
+        eng = engine_mod.Engine(heard)
+        eng.open([tmp_path])
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=60)
+        while eng.ahead_task is None:  # (set once the warm-up behind ready is done)
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(eng.ahead_task, 30)
+        behind_ready = list(heard.rehearsed)
+        # a request that comes while a window is rehearsed cancels it
+        targets = rehearsals(eng.ws.refs, 1) * 50
+        assert targets
+        task = asyncio.create_task(warmup.rehearse(eng, targets))
+        while eng.rehearsal is None and not task.done():
+            await asyncio.sleep(0)
+        held = eng.rehearsal
+        assert await eng.answer(lambda snap: "answered") == "answered"
+        cancelled = held.cancel.is_set()
+        await asyncio.wait_for(task, 60)
+        await eng.stop()
+        return behind_ready, cancelled, heard.rehearsed
+
+    behind_ready, cancelled, everything = asyncio.run(run())
+    assert [r.target for r in behind_ready] == ["money.py::cents", "helpers.py::H.go"]
+    assert all(r.window for r in behind_ready)
+    # (the window under way when the request came was told to stop: whether it stopped
+    # before its end depends on where it was; the rest were rehearsed after the answer)
+    assert cancelled and len(everything) >= 2 + 49

@@ -78,3 +78,19 @@ def read_ahead(snap: Snapshot, limit: int,
             if n % FREEZE_EVERY == 0 or n == len(chosen):
                 gc.freeze()  # (right after a pause: the server's waits for no request)
     return len(chosen)
+
+
+def rehearsals(refs: RefIndex, count: int) -> list[tuple[str, str, int]]:
+    """(absolute path, qualname, 1-based line) of the first function or method with a body
+    in each of the ``count`` most named files that have one: targets for windows built
+    behind the ready signal, whose answers nobody reads (what a window runs for the first
+    time in a process, and what it builds for every later one)."""
+    out: list[tuple[str, str, int]] = []
+    for info in most_named(refs):
+        if len(out) >= count:
+            break
+        for d in info.tables.outline.decls:
+            if d.body is not None and d.kind in ("function", "method"):
+                out.append((info.key, d.qualname, d.name_span.start_row + 1))
+                break
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import typing
 import uuid
@@ -21,7 +22,7 @@ from pygls.exceptions import (
     JsonRpcRequestCancelled,
 )
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import JsonRPCResponseMessage, LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 import ctxls
@@ -186,6 +187,11 @@ class _Progress(Listener):
         kinds = [typing.get_type_hints(row.answer).get("return") for row in REQUESTS]
         return [functools.partial(_result_hook, converter, kind)
                 for kind in (*kinds, p.StatusResult)]
+
+    def rehearse(self, result: object) -> None:
+        protocol = self.ls.protocol  # (as ``_send_data`` writes a response)
+        json.dumps(JsonRPCResponseMessage(id=0, result=result, jsonrpc="2.0"),
+                   default=protocol._serialize_message)
 
     async def scan_started(self, planned: int) -> None:
         self.done, self.finished = (0, planned), False
