@@ -15,7 +15,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ctxls import protocol as p
 from ctxls.context import window
@@ -23,11 +23,35 @@ from ctxls.index import ahead, modules
 from ctxls.syntax import languages
 
 if TYPE_CHECKING:
-    from ctxls.engine import Engine
+    import threading
+    from concurrent.futures import Executor
+
     from ctxls.snapshot import Snapshot
+    from ctxls.workspace import Workspace
 
 log = logging.getLogger("ctxls")
 REHEARSALS = 2  # windows built and dropped behind the ready signal (``rehearse``)
+
+
+class Engine(Protocol):
+    """What the read-ahead and the rehearsals read of the server's engine."""
+
+    ws: Workspace
+    stop_watching: threading.Event
+    rehearsal: Snapshot | None
+
+    def busy(self, strict: bool = False) -> bool: ...
+
+    @property
+    def requests(self) -> Executor: ...
+
+    @property
+    def listener(self) -> Rehearsing: ...
+
+
+class Rehearsing(Protocol):
+    def rehearse(self, result: object) -> None: ...
+
 
 
 def load_languages(plan: list[tuple[str, str]], roots: list[str],
@@ -103,6 +127,7 @@ async def read_ahead(eng: Engine) -> None:
         return
     if done is not None:
         await rehearse(eng, ahead.rehearsals(snap.refs, REHEARSALS))
+
 
 async def rehearse(eng: Engine, targets: list[tuple[str, str, int]]) -> None:
     """Build a window for each of ``targets`` and drop it, while no request is
