@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ctxls import protocol as p
 from ctxls.context import window
+from ctxls.errors import CtxError
 from ctxls.index import ahead, modules
 from ctxls.syntax import languages
 
@@ -146,8 +147,10 @@ async def rehearse(eng: Engine, targets: list[tuple[str, str, int]]) -> None:
         snap = eng.rehearsal = eng.ws.snapshot(path, refs=True)
         try:
             await loop.run_in_executor(eng.requests, _rehearsed, eng, snap, params)
-        except Exception as exc:  # (cancelled by a request, or a file gone meanwhile)
-            log.info("rehearsal of %s stopped: %s", qualname, exc)
+        except CtxError as exc:  # (cancelled by a request, or a file gone meanwhile)
+            log.info("rehearsal of %s stopped: %s", qualname, exc.message)
+        except Exception:  # (a request for it would meet the same fault: say where)
+            log.error("rehearsal of %s failed: %s", qualname, traceback.format_exc())
         finally:
             eng.rehearsal = None
         eng.ws.absorb(snap)
