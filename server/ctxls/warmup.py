@@ -126,8 +126,9 @@ async def read_ahead(eng: Engine) -> None:
     except Exception:  # (what a request then builds itself)
         log.error("read-ahead failed: %s", traceback.format_exc())
         return
-    if done is not None:
-        await rehearse(eng, ahead.rehearsals(snap.refs, REHEARSALS))
+    if done is not None:  # (the choice sorts every file of the index: off the loop)
+        await rehearse(eng, await asyncio.get_running_loop().run_in_executor(
+            None, ahead.rehearsals, snap.refs, REHEARSALS))
 
 
 async def rehearse(eng: Engine, targets: list[tuple[str, str, int]]) -> None:
