@@ -54,7 +54,6 @@ class Rehearsing(Protocol):
     def rehearse(self, result: object) -> None: ...
 
 
-
 def load_languages(plan: list[tuple[str, str]], roots: list[str],
                    busy: Callable[[], bool] = lambda: False,
                    then: list[Callable[[], object]] | None = None) -> None:

@@ -179,7 +179,8 @@ def test_a_server_told_to_read_nothing_ahead_decodes_nothing(tmp_path: Path) -> 
 
 def _modules(root: Path) -> None:
     (root / "consts.py").write_text("RATE = 5\nNAME = 'shop'\n")
-    (root / "money.py").write_text("import consts\n\n\ndef cents():\n    return 1\n")
+    (root / "money.py").write_text(  # (a one-line function has no body to elide)
+        "import consts\n\n\ndef zero(): return 0\n\n\ndef cents():\n    return 1\n")
     (root / "helpers.py").write_text(
         "import consts\nimport money\n\n\nclass H:\n    X = 1\n\n"
         "    def go(self):\n        return money.cents()\n")
@@ -189,13 +190,14 @@ def _modules(root: Path) -> None:
 
 def test_rehearsals_are_the_first_bodied_function_of_the_most_named_files(
         tmp_path: Path) -> None:
-    """A module of constants, named most, has no function to rehearse: passed over."""
+    """A module of constants, named most, has no function to rehearse: passed over; so
+    are a one-line function and a class, which come first in their files."""
     _modules(tmp_path)
     ws = _workspace(tmp_path)
     assert [i.path for i in most_named(ws.refs)][:3] == ["consts.py", "money.py", "helpers.py"]
     got = [(Path(path).name, qualname, line)
            for path, qualname, line in rehearsals(ws.refs, 2)]
-    assert got == [("money.py", "cents", 4), ("helpers.py", "H.go", 8)]
+    assert got == [("money.py", "cents", 7), ("helpers.py", "H.go", 8)]
     assert all(Path(path).is_absolute() for path, _, _ in rehearsals(ws.refs, 3))
     assert len(rehearsals(ws.refs, 9)) == 3 and rehearsals(ws.refs, 0) == []
 
