@@ -95,6 +95,15 @@ def test_a_prepared_params_class_is_structured_without_building_its_converter() 
         assert built == [] and params.name == "a" and params.path == "m.py"
         wire.structure({"path": "m.py"}, p.SkeletonParams)  # one not prepared: built now
         assert built == [p.SkeletonParams]
+        # a class inside a prepared one (an optional field's: cattrs builds it on first
+        # use), after a list type's hook cleared cattrs's cache: built ahead as well
+        wire.prepare(p.ConstructParams)
+        assert p.Target in built
+        wire._converter().get_structure_hook(list[p.Target])
+        built.clear()
+        params = wire.structure({"path": "m.py", "target": {"symbol": "f", "line": 3}},
+                                p.ConstructParams)
+        assert built == [] and params.target == p.Target(symbol="f", line=3)
     wire._converter.cache_clear()
 
 

@@ -27,6 +27,7 @@ from pygls.protocol.language_server import lsp_method
 
 import ctxls
 from ctxls import protocol as p
+from ctxls import wire
 from ctxls.engine import REQUESTS, Engine, Listener
 from ctxls.policy import POLICY_PATH
 from ctxls.workspace import Workspace
@@ -232,32 +233,5 @@ class _Progress(Listener):
 
 
 def _result_hook(converter: cattrs.Converter, kind: Any) -> None:
-    built: dict[type, Any] = {}
-    _unstructure_hooks(converter, kind, set(), built)
-    # Registered, each class's hook outlives the converter's cache: cattrs clears that
-    # cache whenever it builds a hook for a list type, and every class's hook was then
-    # built again at its next use (a first `ctx/construct` answer after a first
-    # `ctx/status` built its classes' hooks twice: 2 ms of its sending).
-    for cls, hook in built.items():
+    for cls, hook in wire.hooks(converter.get_unstructure_hook, kind).items():
         converter.register_unstructure_hook(cls, hook)
-
-
-def _unstructure_hooks(converter: cattrs.Converter, kind: Any, seen: set[Any],
-                       built: dict[type, Any]) -> None:
-    """The hooks of ``kind`` and of every type inside it (a class's own hook leaves those
-    of its optional and union fields to their first use); this package's classes' hooks
-    into ``built``."""
-    if kind is None or kind in seen:
-        return
-    seen.add(kind)
-    try:
-        hook = converter.get_unstructure_hook(kind)
-    except Exception:  # (a type cattrs cannot unstructure ahead: built on first use)
-        return
-    inner: tuple[Any, ...] = typing.get_args(kind)
-    if isinstance(kind, type) and attrs.has(kind):
-        inner += tuple(typing.get_type_hints(kind).values())
-        if kind.__module__.startswith("ctxls."):  # (no subclasses: a registered hook
-            built[kind] = hook                    # serves them too)
-    for part in inner:
-        _unstructure_hooks(converter, part, seen, built)
