@@ -108,3 +108,58 @@ def test_a_modules_files_are_read_in_path_order_whatever_order_they_were_filed(
     assert list(files) == ["c.go", "b.go", "a.go"]  # (filed last to first)
     tops = ws.refs.tops(files["b.go"])
     assert [Path(m.key).name for m, _ in tops.get("Same", ())] == ["a.go", "b.go", "c.go"]
+
+
+def _refile(ws: Workspace, root: Path, rel: str, text: str) -> FileInfo:
+    """Write ``rel`` and file its new tables in the index, as a watched change does."""
+    (root / rel).write_text(text)
+    (entry,) = [e for e in index_batch(Workspace([root]).scan_plan(), 1 << 20) if e.path == rel]
+    info = FileInfo(str(root / rel), rel, entry.tables)
+    ws.refs.put(info)
+    return info
+
+
+def test_a_modules_names_are_kept_across_a_change_elsewhere_and_never_taken_stale(
+        tmp_path: Path) -> None:
+    """A module's ``Tops`` read its own files only: an edit of another module's file keeps
+    them (every window after an edit built them all again), an edit of one of its files or
+    a file joining it does not, and a view never takes one made of other files than its
+    own (another view may have replaced the kept one meanwhile)."""
+    from ctxls.index.refindex import _package_tag
+
+    shop, other = tmp_path / "org" / "shop", tmp_path / "org" / "other"
+    shop.mkdir(parents=True)
+    other.mkdir(parents=True)
+    (shop / "A.java").write_text("package org.shop;\nclass A { void a() {} }\n")
+    (shop / "B.java").write_text("package org.shop;\nclass B {}\n")
+    (other / "C.java").write_text("package org.other;\nclass C {}\n")
+    ws = _workspace(tmp_path)
+    index = ws.refs
+    a, c = (index.files[str(tmp_path / r)] for r in ("org/shop/A.java", "org/other/C.java"))
+    assert _package_tag(a.path) == _package_tag("org/shop/B.java") != _package_tag(c.path)
+    first = index.frozen()
+    shop_tops, other_tops = first.tops(a), first.tops(c)
+    assert [d.name for _, d in shop_tops.get("B")] == ["B"]
+
+    c2 = _refile(ws, tmp_path, "org/other/C.java",
+                 "package org.other;\nclass C { void c() {} }\n")
+    second = index.frozen()
+    assert second.tops(a) is shop_tops  # (kept: nothing of org.shop changed)
+    assert second.tops(c2) is not other_tops
+    assert [d.qualname for _, d in second.tops(c2).get("C.c")] == ["C.c"]
+
+    before = index.frozen()  # (asks org.shop only after the next view rebuilt it)
+    _refile(ws, tmp_path, "org/shop/B.java", "package org.shop;\nclass B2 {}\n")
+    third = index.frozen()
+    assert third.tops(a) is not shop_tops
+    assert list(third.tops(a).get("B")) == [] and len(third.tops(a).get("B2")) == 1
+    assert [d.name for _, d in before.tops(a).get("B")] == ["B"]  # (its own files)
+    assert not before.tops(a).get("B2")
+    assert first.tops(a) is shop_tops and first.tops(c) is other_tops  # (what it checked)
+
+    (shop / "D.java").write_text("package org.shop;\nclass D {}\n")
+    (entry,) = [e for e in index_batch(Workspace([tmp_path]).scan_plan(), 1 << 20)
+                if e.path == "org/shop/D.java"]
+    index.put(FileInfo(str(shop / "D.java"), "org/shop/D.java", entry.tables))
+    fourth = index.frozen()
+    assert [m.path for m, _ in fourth.tops(a).get("D")] == ["org/shop/D.java"]
