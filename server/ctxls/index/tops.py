@@ -11,6 +11,9 @@ from ctxls.syntax.outline import Decl
 
 M = TypeVar("M", bound=File)  # a file of the module
 _KEY = operator.attrgetter("key")
+# Names looked up per module and remembered, most of them names it lacks: a module's map
+# lives while its files are unchanged, a long session asks it thousands of names.
+FOUND_LIMIT = 1 << 12
 
 
 class Tops(Generic[M]):
@@ -33,13 +36,15 @@ class Tops(Generic[M]):
         # files by the names they declare (at their top, where no object exports names),
         # by the names they bind, by their members' qualnames: read on first use
         self._heads: tuple[dict[str, list[int]], ...] | None = None
-        self._found: dict[str, list[tuple[M, Decl]]] = {}
+        self._found: dict[str, Sequence[tuple[M, Decl]]] = {}
 
     def get(self, key: str, default: Sequence[tuple[M, Decl]] = ()
             ) -> Sequence[tuple[M, Decl]]:
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = self._collect(key)
+            if len(self._found) >= FOUND_LIMIT:  # (kept while the files are: bounded)
+                self._found.clear()
+            found = self._found[key] = self._collect(key) or ()
         return found or default
 
     def binders(self, name: str) -> list[M]:
