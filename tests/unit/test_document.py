@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import random
 
-from ctxls.syntax.document import Document
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxls.syntax.document import Document, _common_ends
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import outline_source
 
@@ -109,6 +112,48 @@ def test_whole_document_change_replaces(python: Language) -> None:
     outline = doc.outline()
     assert outline is not None and [d.qualname for d in outline.decls] == ["only"]
     assert doc.version == 2
+
+
+@given(st.binary(max_size=40), st.binary(max_size=40), st.binary(max_size=40),
+       st.binary(max_size=40))
+def test_common_ends_are_the_longest_head_and_then_tail(a: bytes, b: bytes, c: bytes,
+                                                        d: bytes) -> None:
+    old, new = a + b + c, a + d + c  # (shared pieces, so heads and tails are not all empty)
+    head, tail = _common_ends(old, new)
+    expect_head = next((i for i, (x, y) in enumerate(zip(old, new, strict=False))
+                        if x != y),
+                       min(len(old), len(new)))
+    assert head == expect_head
+    room = min(len(old), len(new)) - head
+    expect_tail = next((i for i in range(room) if old[-1 - i] != new[-1 - i]), room)
+    assert tail == expect_tail
+
+
+def test_whole_text_changes_are_applied_as_one_edit(python: Language) -> None:
+    """A client without incremental sync sends the whole text each time: the document finds
+    the one changed region, so the tree is re-parsed incrementally and the outline updated,
+    and both equal a parse from scratch, whatever the change."""
+    rng = random.Random(5)
+    doc = Document(python, BASE, 1)
+    doc.outline()
+    text = BASE
+    for step in range(200):
+        a = _random_position(rng, text)
+        b = _random_position(rng, text) if rng.random() < 0.3 else a
+        a, b = min(a, b), max(a, b)
+        text = _apply_utf16(text, a, b, rng.choice(INSERTS))
+        if step % 50 == 49:
+            text = text[::-1]  # (nothing in common but what a reversed text shares)
+        had_tree = doc.tree is not None
+        doc.replace(text, step + 2)
+        assert doc.data == text.encode()
+        assert len(doc._edits) == int(had_tree) and doc.version == step + 2
+        tree = doc.parsed()
+        assert tree is not None
+        assert str(tree.root_node) == str(python.parser().parse(text.encode()).root_node)
+        assert doc.outline() == outline_source(python, text.encode())
+        if step % 7 == 0:
+            doc.release_tree()  # (the next change is then a plain re-read)
 
 
 def test_incremental_outline_equals_full_extraction_on_real_code(python: Language) -> None:

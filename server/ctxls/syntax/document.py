@@ -22,6 +22,28 @@ def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
     return start[0] + rows, len(inserted) - inserted.rfind(b"\n") - 1
 
 
+def _common_ends(old: bytes, new: bytes) -> tuple[int, int]:
+    """Lengths of the longest common head and then tail of two texts (the tail never
+    overlapping the head in either), found by halving with slice compares, which run in C."""
+    most = min(len(old), len(new))
+    lo, hi = 0, most
+    while lo < hi:  # the longest head: old[:lo] == new[:lo]
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = lo
+    lo, hi = 0, most - head
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid:] == new[len(new) - mid:]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head, lo
+
+
 class Document:
     def __init__(self, lang: Language | None, text: str, version: int | None) -> None:
         self.lang = lang
@@ -37,15 +59,22 @@ class Document:
         self.touched = time.monotonic()  # when last opened or changed
 
     def replace(self, text: str, version: int | None) -> None:
-        """A whole-document change: parse from scratch."""
-        self.data, self.non_utf8 = decode(text.encode("utf-8", errors="surrogatepass"))
-        self.lines = LineIndex(self.data)
-        self.version = version
-        self.tree = self.lang.parser().parse(self.data) if self.lang else None
-        self._stale = False
-        self._outline = self._last = None
-        self._edits, self._changed = [], []
-        self.touched = time.monotonic()
+        """A whole-document change (a client without incremental sync): applied as the one
+        edit between the common head and tail of the old and new text, so the tree is
+        re-parsed incrementally and the outline updated as after a typed edit."""
+        data, non_utf8 = decode(text.encode("utf-8", errors="surrogatepass"))
+        if self.tree is None:  # nothing to reuse: a plain re-read
+            self.data, self.non_utf8 = data, non_utf8
+            self.lines = LineIndex(self.data)
+            self.version = version
+            self._stale = False
+            self._outline = self._last = None
+            self._edits, self._changed = [], []
+            self.touched = time.monotonic()
+            return
+        head, tail = _common_ends(self.data, data)
+        self.non_utf8 = non_utf8
+        self._splice(head, len(self.data) - tail, data[head:len(data) - tail], version)
 
     def edit(self, start: tuple[int, int], end: tuple[int, int], text: str,
              encoding: Encoding, version: int | None) -> None:
@@ -54,16 +83,19 @@ class Document:
         erow, ecol = self.lines.from_lsp(end[0], end[1], encoding)
         if (erow, ecol) < (srow, scol):
             srow, scol, erow, ecol = erow, ecol, srow, scol
-        sb, eb = self.lines.offset(srow, scol), self.lines.offset(erow, ecol)
-        inserted = text.encode("utf-8", errors="surrogatepass")
+        self._splice(self.lines.offset(srow, scol), self.lines.offset(erow, ecol),
+                     text.encode("utf-8", errors="surrogatepass"), version)
+
+    def _splice(self, sb: int, eb: int, inserted: bytes, version: int | None) -> None:
+        """Bytes [sb, eb) replaced by ``inserted``; the tree told so, parsed when next read."""
+        start, old_end = self.lines.point(sb), self.lines.point(eb)
         self.data = self.data[:sb] + inserted + self.data[eb:]
         self.lines = self.lines.edited(sb, eb, inserted, self.data)
         self.version = version
         self._outline = None
         self.touched = time.monotonic()
         if self.tree is not None:
-            edit = Edit(sb, eb, sb + len(inserted), (srow, scol), (erow, ecol),
-                        _end_point((srow, scol), inserted))
+            edit = Edit(sb, eb, sb + len(inserted), start, old_end, _end_point(start, inserted))
             self.tree.edit(
                 start_byte=edit.start_byte, old_end_byte=edit.old_end_byte,
                 new_end_byte=edit.new_end_byte, start_point=edit.start,
