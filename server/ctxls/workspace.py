@@ -20,7 +20,6 @@ from pathlib import Path
 from ctxls.config import Options
 from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
 from ctxls.index import modules
-from ctxls.index import refs as refs_mod
 from ctxls.index.resolve import FileInfo, RefIndex
 from ctxls.index.scan import FileEntry, index_file, packed, walk
 from ctxls.index.search import SearchIndex
@@ -229,12 +228,11 @@ class Workspace:
             if (self._indexed_versions.get(key, -1) == doc.version or doc.lang is None
                     or doc.lang.refs_query is None):
                 continue
-            outline, tree = doc.outline(), doc.parsed()
-            if outline is None or tree is None:
+            outline, refs = doc.outline(), doc.refs()
+            if outline is None or refs is None:
                 continue
             path = self.locate(path=key).path
-            self.refs.put(FileInfo(key, path, Tables.of(
-                outline, refs_mod.extract(doc.lang, tree.root_node))))
+            self.refs.put(FileInfo(key, path, Tables.of(outline, refs)))
             self._indexed_versions[key] = doc.version
 
     # ---- scanning ----------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""An open document: its bytes, its parse tree, re-parsed incrementally on every edit.
+"""An open document: its bytes, its parse tree, re-parsed incrementally on every edit, and
+its outline and reference tables, each brought up to date from the regions edits changed.
 
 pygls applies edits to its own copy before our handler runs, so the old byte offsets that
 ``Tree.edit`` needs come from this mirror: each LSP change is replayed here, in order.
@@ -10,6 +11,7 @@ import time
 
 import tree_sitter as ts
 
+from ctxls.index import refs as refs_mod
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Edit, Outline, extract, update
 from ctxls.syntax.text import Encoding, LineIndex, decode
@@ -56,6 +58,10 @@ class Document:
         self._last: Outline | None = None  # the latest outline, possibly of an older version
         self._edits: list[Edit] = []  # edits since _last
         self._changed: list[ts.Range] = []
+        self._refs: tuple[refs_mod.Refs, refs_mod.Rows] | None = None
+        self._refs_rows = 0  # the row count the reference tables were taken at
+        # bytes of the current text edited (or re-parsed differently) since they were taken
+        self._refs_cover: tuple[int, int] | None = None
         self.touched = time.monotonic()  # when last opened or changed
 
     def replace(self, text: str, version: int | None) -> None:
@@ -68,7 +74,7 @@ class Document:
             self.lines = LineIndex(self.data)
             self.version = version
             self._stale = False
-            self._outline = self._last = None
+            self._outline = self._last = self._refs = None
             self._edits, self._changed = [], []
             self.touched = time.monotonic()
             return
@@ -89,13 +95,20 @@ class Document:
     def _splice(self, sb: int, eb: int, inserted: bytes, version: int | None) -> None:
         """Bytes [sb, eb) replaced by ``inserted``; the tree told so, parsed when next read."""
         start, old_end = self.lines.point(sb), self.lines.point(eb)
+        ne = sb + len(inserted)
+        if self._refs_cover is None:
+            self._refs_cover = (sb, ne)
+        else:  # the bytes edited before, where they are now, and these
+            lo, hi = self._refs_cover
+            hi = hi if hi <= sb else ne if hi < eb else hi + ne - eb
+            self._refs_cover = (min(lo, sb), max(hi, ne))
         self.data = self.data[:sb] + inserted + self.data[eb:]
         self.lines = self.lines.edited(sb, eb, inserted, self.data)
         self.version = version
         self._outline = None
         self.touched = time.monotonic()
         if self.tree is not None:
-            edit = Edit(sb, eb, sb + len(inserted), start, old_end, _end_point(start, inserted))
+            edit = Edit(sb, eb, ne, start, old_end, _end_point(start, inserted))
             self.tree.edit(
                 start_byte=edit.start_byte, old_end_byte=edit.old_end_byte,
                 new_end_byte=edit.new_end_byte, start_point=edit.start,
@@ -116,9 +129,15 @@ class Document:
         if self.tree is None and self.lang is not None:  # released: parsed whole
             self.tree, self._stale = self.lang.parser().parse(self.data), False
             self._edits, self._changed, self._last = [], [], None
+            if self._refs_cover is not None:  # (what the parse changed is not known)
+                self._refs = None
         elif self._stale and self.tree is not None and self.lang is not None:
             new = self.lang.parser().parse(self.data, self.tree)
-            self._changed.extend(self.tree.changed_ranges(new))
+            changed = self.tree.changed_ranges(new)
+            self._changed.extend(changed)
+            if changed and self._refs_cover is not None:
+                self._refs_cover = (min(self._refs_cover[0], *(r.start_byte for r in changed)),
+                                    max(self._refs_cover[1], *(r.end_byte for r in changed)))
             self.tree = new
             self._stale = False
         return self.tree
@@ -136,3 +155,19 @@ class Document:
             self._last = self._outline
             self._edits, self._changed = [], []
         return self._outline
+
+    def refs(self) -> refs_mod.Refs | None:
+        """The reference tables of the current text: the first time extracted whole, after
+        edits updated over the rows they touched."""
+        if self.lang is None or self.lang.refs_query is None:
+            return None
+        tree = self.parsed()
+        assert tree is not None
+        if self._refs is not None and self._refs_cover is not None:
+            self._refs = refs_mod.update(self.lang, *self._refs, tree.root_node, self.lines,
+                                         *self._refs_cover,
+                                         self.lines.line_count - self._refs_rows)
+        elif self._refs is None:
+            self._refs = refs_mod.extract_rows(self.lang, tree.root_node)
+        self._refs_cover, self._refs_rows = None, self.lines.line_count
+        return self._refs[0]
