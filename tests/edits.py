@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import random
+from typing import Any
+from unittest import mock
 
+from ctxls.syntax import document
 from ctxls.syntax.document import Document
 from ctxls.syntax.languages import Language
-from ctxls.syntax.outline import extract, outline_source
+from ctxls.syntax.outline import extract, outline_source, update
 
 
 def assert_incremental_outlines(lang: Language, text: str, snippets: list[str], seed: int,
-                                steps: int = 250, same_tree: bool = False) -> None:
+                                steps: int = 250, same_tree: bool = False) -> int:
     """Insert a snippet or cut one character at random, ``steps`` times, comparing the
     document's outline after each edit with one extracted from scratch. ASCII text only,
     so UTF-16 columns equal string indices.
 
     With ``same_tree`` the full extraction reads the document's own tree: tree-sitter's
     incremental re-parse of broken code can recover from errors differently from a fresh
-    parse, which is not the outline's doing."""
+    parse, which is not the outline's doing. Returns how many outlines were updates (not
+    extracted from scratch)."""
     assert text.isascii()
     rng = random.Random(seed)
     doc = Document(lang, text, 1)
     doc.outline()
+    updates = 0
     for step in range(steps):
         lines = text.split("\n")
         row = rng.randrange(len(lines))
@@ -35,7 +40,16 @@ def assert_incremental_outlines(lang: Language, text: str, snippets: list[str], 
         assert tree is not None
         full = extract(lang, tree, doc.lines) if same_tree else outline_source(
             lang, text.encode())
-        assert doc.outline() == full, f"step {step}"
+        made: list[Any] = []
+
+        def counted(*args: Any, made: list[Any] = made) -> Any:
+            made.append(update(*args))
+            return made[-1]
+
+        with mock.patch.object(document, "update", counted):
+            assert doc.outline() == full, f"step {step}"
+        updates += any(r is not None for r in made)
+    return updates
 
 
 def assert_incremental_declaration_edits(lang: Language, text: str, tops: list[str],

@@ -247,6 +247,30 @@ def test_incremental_outline_of_random_edits(case: str) -> None:
                                 seed=seed, same_tree=same_tree)
 
 
+GENERIC = ["x", " ", "\n", "{", "}", "(", ")", ";", ":", "//", "#", "/*", "*/", '"',
+           "\n\n", "int g() { return 1; }\n", "def g():\n    pass\n", "fn g() {}\n",
+           "class K {}\n", "class K:\n    a = 1\n", "/** doc */\n", "// note\n",
+           "@Deco\n", "#[inline]\n", "x = 1;\n", "import a.b;\n", "export const c = 1;\n"]
+
+
+def _largest(lang: str) -> Path:
+    return max((p for p in SOURCES if lang_of(p).name == lang),
+               key=lambda p: (p.stat().st_size, p.as_posix()))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_incremental_outline_in_every_language(lang: str) -> None:
+    """Random edits to each language's largest fixture (tests/edits.py), against a full
+    extraction of the document's own tree; most of them are updates, not fallbacks."""
+    src = _largest(lang)
+    text = src.read_text(encoding="utf-8")
+    if not text.isascii():
+        text = text.encode("ascii", errors="replace").decode()
+    updates = assert_incremental_outlines(lang_of(src), text, GENERIC, seed=len(lang),
+                                          steps=120, same_tree=True)
+    assert updates >= 60, updates
+
+
 DECLARATION_EDITS = {  # case: (new top-level declarations, a statement per body kind, seed)
     "go/cache/cache.go": (
         ["func g() {\n\treturn\n}\n\n", "// K is a key.\ntype K struct {\n\tA int\n}\n\n",

@@ -489,42 +489,69 @@ def _extent(node: ts.Node, lang: Language,
     return outer, first
 
 
-def _outer(node: ts.Node, lang: Language, def_types: frozenset[str]) -> ts.Node:
-    return _extent(node, lang, def_types)[0]
+def _body_node(lang: Language, node: ts.Node) -> ts.Node | None:
+    """The body the outline query captures for the declaration ``node``."""
+    cursor = ts.QueryCursor(lang.query)
+    cursor.set_max_start_depth(0)
+    for _, caps in cursor.matches(node):
+        for cap, nodes in caps.items():
+            if cap.startswith("definition.") and nodes[0].id == node.id and "body" in caps:
+                return caps["body"][0]
+    return None
+
+
+def _touched(lang: Language, kids: list[ts.Node], lo: int, hi: int) -> tuple[int, int]:
+    """Indexes of the first and last of a body's members that bytes [lo, hi] touch (both
+    neighbours of a gap), widened over the comments and attributes that lead a member and
+    to members sharing a row with them."""
+    hit = [k for k, c in enumerate(kids) if c.start_byte <= hi and lo <= c.end_byte]
+    if hit:
+        i, j = hit[0], hit[-1]
+    else:
+        j = next((k for k, c in enumerate(kids) if c.start_byte > hi), len(kids))
+        i, j = max(j - 1, 0), min(j, len(kids) - 1)
+    while i > 0 and _last_row(kids[i - 1]) >= kids[i].start_point.row - (
+            1 if kids[i - 1].type in lang.leading else 0):
+        i -= 1
+    while j + 1 < len(kids) and kids[j + 1].start_point.row <= _last_row(kids[j]) + (
+            1 if kids[j].type in lang.leading else 0):
+        j += 1
+    return i, j
 
 
 def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit: Edit,
            changed: list[ts.Range]) -> Outline | None:
-    """The outline after one edit inside a declaration's body, re-extracting only that one.
-
-    The innermost declaration strictly around the edit (and every range the re-parse
-    changed) is re-extracted from its subtree; the declarations around it are rebuilt from
-    their own nodes; everything after it is moved. Returns None whenever that is not
-    clearly right (an edit at the top level, a region that cuts a declaration, anything
-    but bodied declarations around it); the caller then extracts from scratch.
-    """
+    """The outline after one edit (with every range the re-parse changed), which lies among
+    the members of the innermost body around it, or the top level: the members it touches
+    (``_touched``) are extracted again, the declarations around them from their own nodes,
+    the rest kept or moved. None whenever that is not clearly right (the region cuts a
+    declaration, header item or block): the caller then extracts from scratch."""
     root = tree.root_node
     lo = min([edit.start_byte, *(r.start_byte for r in changed)])
     hi = max([edit.new_end_byte, *(r.end_byte for r in changed)])
     bodied = {(d.span.start_row, d.span.start_col, d.span.end_row, d.span.end_col)
               for d in prev.decls if d.body is not None}
     node: ts.Node | None = root.descendant_for_byte_range(lo, hi)
-    chain: list[tuple[ts.Node, ts.Node]] = []  # (node, first) around the edit, innermost first
+    chain: list[tuple[ts.Node, ts.Node | None]] = []  # (declaration, its body), innermost first
     while node is not None:
         if node.type in prev.bodied_types:
             outer, lead = _extent(node, lang, prev.def_types)
             old_end = edit.unshift((outer.end_point.row, outer.end_point.column))
             if (lead.start_byte < lo and hi < outer.end_byte
                     and (lead.start_point.row, lead.start_point.column, *old_end) in bodied):
-                chain.append((node, lead))
+                chain.append((node, _body_node(lang, node)))
         node = node.parent
-    if not chain:
-        return None
-    target, lead = chain[0]
-    outer = _outer(target, lang, prev.def_types)
-    region = (lead.start_byte, outer.end_byte)
-    old_first = (lead.start_point.row, lead.start_point.column)
-    old_last = edit.unshift((outer.end_point.row, outer.end_point.column))
+    while chain and not ((b := chain[0][1]) is not None and b.start_byte <= lo
+                         and hi <= b.end_byte):
+        chain.pop(0)  # (an edit in its header: the declaration is a member of the next)
+    kids = (chain[0][1] if chain else root).named_children  # type: ignore[union-attr]
+    if kids:
+        i, j = _touched(lang, kids, lo, hi)
+        region = (min(lo, kids[i].start_byte), max(hi, kids[j].end_byte))
+    else:
+        region = (lo, hi)
+    old_first = lines.point(region[0])
+    old_last = edit.unshift(lines.point(region[1]))
 
     def inside(s: Span) -> bool:
         return old_first <= (s.start_row, s.start_col) and (s.end_row, s.end_col) <= old_last
@@ -532,19 +559,21 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     def around(s: Span) -> bool:
         return (s.start_row, s.start_col) < old_first and old_last < (s.end_row, s.end_col)
 
-    def before(s: Span) -> bool:
-        return (s.end_row, s.end_col) <= old_first
+    def outside(s: Span) -> bool:
+        return (s.end_row, s.end_col) <= old_first or (s.start_row, s.start_col) >= old_last
 
     everything = (*prev.decls, *prev.shadowed)
     ancestors = [d for d in everything if around(d.span)]
-    if (len(ancestors) != len(chain) - 1 or any(d.body is None for d in ancestors)
-            or any(not (inside(d.span) or around(d.span) or before(d.span)
-                        or (d.span.start_row, d.span.start_col) >= old_last)
+    if (len(ancestors) != len(chain) or any(d.body is None for d in ancestors)
+            or any(not (inside(d.span) or around(d.span) or outside(d.span))
                    for d in everything)
-            or any(b.first <= old_first[0] <= b.last for b in prev.blocks)):
+            or any(not (inside(h.span) or outside(h.span)) for h in prev.header)
+            or any(not (b.last < old_first[0] or b.first > old_last[0]
+                        or old_first[0] <= b.first <= b.last <= old_last[0])
+                   for b in prev.blocks)):
         return None
     seed: tuple[Decl, ...] = ()
-    for node, _ in reversed(chain[1:]):  # outermost first, each seeded with its own parents
+    for node, _ in reversed(chain):  # outermost first, each seeded with its own parents
         own = _extract(lang, root, lines, None, seed, node, own=True,
                        extra_types=prev.def_types)[0]
         if len(own) != 1:
@@ -552,11 +581,11 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
         seed = (*seed, own[0])
     kept = [edit.decl(d) if edit.moves(d) else d for d in everything
             if not inside(d.span) and not around(d.span)]
-    decls, header, blocks, found = _extract(lang, root, lines, region, seed, outer,
+    decls, header, blocks, found = _extract(lang, root, lines, region, seed,
                                             extra_types=prev.def_types)
     header += [HeaderItem(h.kind, edit.span(h.span)) for h in prev.header if not inside(h.span)]
-    blocks += [b2 for b in prev.blocks
-               if (b2 := edit.body(b) if b.first > old_first[0] else b) is not None]
+    blocks += [b2 for b in prev.blocks if not old_first[0] <= b.first <= b.last <= old_last[0]
+               and (b2 := edit.body(b) if b.first > old_first[0] else b) is not None]
     return _assemble(lang, root, lines, [*seed, *kept, *decls], header, blocks,
                      (found[0] | prev.bodied_types, found[1] | prev.def_types))
 
