@@ -157,16 +157,18 @@ class Workspace:
         key = self._key(uri)
         if key is None:
             return
-        self.docs.pop(key, None)
-        self.refresh(uri)
+        self.refresh(uri, self.docs.pop(key, None))
 
-    def refresh(self, uri: str) -> None:
-        """Re-read a file from disk (saved, changed or deleted outside the editor)."""
+    def refresh(self, uri: str, closed: Document | None = None) -> None:
+        """Re-read a file from disk (saved, changed or deleted outside the editor). What an
+        open (or just ``closed``) document holds of the same text is not made again: a save
+        and a close read the file, and parse it only if it differs from the editor's."""
         found = self.changed_files([uri])
         if found is None:
             return
         (todo, gone) = found
-        self.apply([packed(index_file(rel, key, self.options.max_file_bytes))
+        self.apply([packed(index_file(rel, key, self.options.max_file_bytes,
+                                      known=_tables_of(closed or self.docs.get(key))))
                     for rel, key in todo], gone)
 
     def changed_files(self, uris: list[str]) -> tuple[list[tuple[str, str]], list[str]] | None:
@@ -364,3 +366,14 @@ class Workspace:
         found = load(root, dt.date.today(), files) if stamp is not None else Policy()
         self._policies[root] = (stamp, found)
         return found
+
+
+def _tables_of(doc: Document | None) -> Callable[[bytes], Tables | None] | None:
+    """The document's tables for a text that is the document's."""
+    if doc is None or doc.lang is None:
+        return None
+
+    def known(data: bytes) -> Tables | None:
+        outline = doc.outline() if data == doc.data else None
+        return Tables.of(outline, doc.refs()) if outline is not None else None
+    return known

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ctxls import protocol as p
-from ctxls.index.scan import index_batch
+from ctxls.index import scan
+from ctxls.index.scan import index_batch, index_file
 from ctxls.requests.chunks import stats
 from ctxls.requests.read import read_symbol
 from ctxls.requests.search import build, open_index, plan, search
@@ -235,3 +238,38 @@ def test_files_added_in_bulk_are_filed_as_one_by_one_before_any_view_reads_them(
     assert not again.refs.pending
     assert "b2" in {d.name for d in again.refs.files[str(tmp_path / "web/b.ts")].outline.decls}
     assert set(again.refs.files) == set(one.refs.files)
+
+
+def test_a_saved_or_closed_document_is_filed_from_its_own_tables(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save and a close read the file again. When it holds the document's text, the
+    document's outline and reference tables are filed (nothing is parsed again), equal to
+    the file's indexed from scratch; when it does not, the file's own are made."""
+    src = tmp_path / "m.py"
+    src.write_text("import os\n\n\ndef a():\n    return os.sep\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(src))], 1 << 20))
+    uri, key = src.as_uri(), str(src)
+    ws.open(uri, src.read_text(), 1)
+    ws.change(uri, 2, [((5, 0), (5, 0), "\n\ndef b():\n    return a()\n")])
+    src.write_bytes(ws.docs[key].data)  # saved
+    fresh = index_file("m.py", key, 1 << 20)
+    assert fresh.tables is not None and fresh.tables.refs is not None
+    with monkeypatch.context() as m:
+        m.setattr(scan, "extract", None)  # (a parse would fail here)
+        ws.refresh(uri)
+    assert ws.entries[key].tables.outline == fresh.tables.outline  # type: ignore[union-attr]
+    ws.change(uri, 3, [((0, 0), (0, 0), "X = 1\n")])
+    src.write_bytes(ws.docs[key].data)  # saved again, then closed
+    fresh = index_file("m.py", key, 1 << 20)
+    assert fresh.tables is not None
+    with monkeypatch.context() as m:
+        m.setattr(scan, "extract", None)
+        ws.close(uri)
+    info = ws.refs.files[key]
+    assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
+    assert [d.name for d in info.outline.decls] == ["X", "a", "b"]
+    ws.open(uri, src.read_text(), 4)
+    ws.change(uri, 5, [((0, 0), (1, 0), "")])  # closed unsaved: the file's own tables
+    ws.close(uri)
+    assert [d.name for d in ws.refs.files[key].outline.decls] == ["X", "a", "b"]

@@ -12,7 +12,7 @@ import gc
 import hashlib
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -34,6 +34,7 @@ ALWAYS_SKIP = frozenset({
 })
 
 SNIFF = 8192  # bytes inspected for NUL when deciding that a file is binary
+Known = Callable[[bytes], "Tables | None"]  # a text's tables, when the caller has them
 
 
 @attrs.frozen
@@ -210,9 +211,10 @@ _NAME = operator.attrgetter("name")
 
 
 def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: int,
-                keep_data: bool = True) -> FileEntry:
+                keep_data: bool = True, known: Known | None = None) -> FileEntry:
     """Classify, outline and reference-index one file's bytes. Without ``keep_data`` the
-    entry keeps only tables and the content hash; the text is read again when shown."""
+    entry keeps only tables and the content hash; the text is read again when shown.
+    ``known``: the tables of a text, if the caller has them (an open document saved)."""
     digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
     common = {"path": rel, "abspath": abspath, "language": languages.name_for(rel),
               "size": len(raw), "mtime_ns": mtime_ns, "digest": digest}
@@ -221,11 +223,11 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     if b"\0" in raw[:SNIFF]:
         return FileEntry(status="binary", **common)  # type: ignore[arg-type]
     data, non_utf8 = decode(raw)
-    tables = None
+    tables = known(data) if known is not None else None
     lang = languages.for_path(rel)  # (compiles its queries: not for a file never parsed)
     if lang is not None and lang.scan_query is None and not lang.outlines():
         lang = None  # (its outline query does not compile: plain text)
-    if lang is not None:
+    if lang is not None and tables is None:
         tree = lang.parser().parse(data)
         if lang.scan_query is not None:  # one walk of the tree for both tables
             found = ts.QueryCursor(lang.scan_query).matches(tree.root_node)
@@ -247,7 +249,8 @@ def listed_only(rel: str, abspath: str) -> FileEntry:
                      digest="", status="ok")
 
 
-def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = False) -> FileEntry:
+def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = False,
+               known: Known | None = None) -> FileEntry:
     lang = languages.name_for(rel)
     if lang is None:
         return listed_only(rel, abspath)
@@ -263,7 +266,7 @@ def index_file(rel: str, abspath: str, max_bytes: int, keep_data: bool = False) 
     except OSError:  # gone, unreadable, or swapped for a link out of the workspace
         return FileEntry(path=rel, abspath=abspath, language=None, size=0, mtime_ns=0,
                          digest="", status="unreadable")
-    return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes, keep_data)
+    return index_bytes(rel, abspath, raw, st.st_mtime_ns, max_bytes, keep_data, known)
 
 
 def packed(e: FileEntry) -> FileEntry:
