@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctxls.syntax import languages
 from ctxls.syntax.document import Document, _common_ends
 from ctxls.syntax.languages import Language
-from ctxls.syntax.outline import outline_source
+from ctxls.syntax.outline import extract, outline_source
 
 BASE = '''import os
 
@@ -165,3 +167,24 @@ def test_incremental_outline_equals_full_extraction_on_real_code(python: Languag
                 "class K:\n    a = 1\n", "self.q = 1\n", "X = 2\n"]
     assert_incremental_outlines(python, (EXAMPLE / "auth" / "tokens.py").read_text(),
                                 snippets, seed=3)
+
+
+@pytest.mark.parametrize(("name", "text", "row", "inserted"), [
+    ("a.py", "import sys\n\n\ndef f():\n    x = 1\n    return x\n", 5, "    import os\n"),
+    ("a.py", "class A:\n    def f(self):\n        pass\n", 2, "        from m import n\n"),
+    ("a.java", "import a.B;\n\nclass A {\n  void f() {\n    int x = 1;\n  }\n}\n", 4,
+     "    int y = 2;\n"),
+    ("a.rs", "use a::b;\n\nfn f() {\n    let x = 1;\n}\n", 3, "    use c::d;\n"),
+])
+def test_an_import_typed_in_a_body_stays_out_of_the_files_header(
+        name: str, text: str, row: int, inserted: str) -> None:
+    """The update re-extracts only the statements around an edit in a body: an import among
+    them is the function's, not the file's, as a full extraction says."""
+    lang = languages.outlined(name)
+    assert lang is not None
+    doc = Document(lang, text, 1)
+    doc.outline()
+    doc.edit((row, 0), (row, 0), inserted, "utf-8", 2)
+    tree = doc.parsed()
+    assert tree is not None
+    assert doc.outline() == extract(lang, tree, doc.lines)

@@ -365,10 +365,10 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
             parent = parent.parent
         return False
 
-    items = [
+    items = [  # (with a seed, the region lies in a body: no import of it is the file's)
         HeaderItem(kind, _span(n))
         for kind, n in header
-        if kind != "import" or not inside_bodied_decl(n)
+        if kind != "import" or not (seed or inside_bodied_decl(n))
     ]
     if root.id in docs:
         items.append(HeaderItem("doc", _span(docs[root.id])))
