@@ -155,7 +155,7 @@ def test_whole_text_changes_are_applied_as_one_edit(python: Language) -> None:
         assert str(tree.root_node) == str(python.parser().parse(text.encode()).root_node)
         assert doc.outline() == outline_source(python, text.encode())
         if step % 7 == 0:
-            doc.release_tree()  # (the next change is then a plain re-read)
+            doc.release_tree()  # (the text after the next change is then parsed whole)
 
 
 def test_incremental_outline_equals_full_extraction_on_real_code(python: Language) -> None:

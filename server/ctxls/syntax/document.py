@@ -69,15 +69,6 @@ class Document:
         edit between the common head and tail of the old and new text, so the tree is
         re-parsed incrementally and the outline updated as after a typed edit."""
         data, non_utf8 = decode(text.encode("utf-8", errors="surrogatepass"))
-        if self.tree is None:  # nothing to reuse: a plain re-read
-            self.data, self.non_utf8 = data, non_utf8
-            self.lines = LineIndex(self.data)
-            self.version = version
-            self._stale = False
-            self._outline = self._last = self._refs = None
-            self._edits, self._changed = [], []
-            self.touched = time.monotonic()
-            return
         head, tail = _common_ends(self.data, data)
         self.non_utf8 = non_utf8
         self._splice(head, len(self.data) - tail, data[head:len(data) - tail], version)

@@ -1,0 +1,96 @@
+"""An open document brought up to date after an edit, beside the same text indexed whole.
+
+For each FILE, in this process: the document is opened and its outline and reference
+tables made; then EDITS times each of three edits is made and the document read again
+(re-parse, outline, reference tables, the form the index files them in): a space typed at
+the end of a random line of the middle half, a comment line added before the file's last
+line (the top level, or a class body in Java), and the whole text sent again with one more
+such line (a client without incremental sync). Beside them, the same text parsed and
+indexed from scratch (what a whole-text change cost before stop 44; a typed edit then
+updated the outline only when inside a body, and the reference tables whole). Printed per
+file: the medians, the maximum, and the ratio to from scratch.
+
+Usage: python bench/docsync.py FILE [FILE ...] [--edits 30] [--seed 44]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common  # noqa: F401  (bytecode written, as users' installs have it)
+from ctxls.index import refs as refs_mod
+from ctxls.index.tables import Tables
+from ctxls.syntax import languages
+from ctxls.syntax.document import Document
+from ctxls.syntax.outline import extract
+from ctxls.syntax.text import LineIndex
+
+
+def one(path: Path, edits: int, seed: int) -> None:
+    lang = languages.outlined(str(path))
+    if lang is None:
+        print(f"{path}: no outline for this language")
+        return
+    text = path.read_text(encoding="utf-8", errors="replace")
+    doc = Document(lang, text, 1)
+    doc.outline()
+    doc.refs()
+    rng = random.Random(seed)
+    comment = "# ctxls\n" if lang.name in ("python", "ruby") else "// ctxls\n"
+    took: dict[str, list[float]] = {"typed": [], "line": [], "whole": [], "from scratch": []}
+    version = 1
+
+    for _ in range(edits):
+        rows = doc.lines.line_count
+        row = rng.randrange(rows // 4, max(rows // 4 + 1, 3 * rows // 4))
+        col = len(doc.lines.line(row))
+        for kind in ("typed", "line", "whole"):
+            version += 1
+            began = time.perf_counter()  # (the edit, the re-parse, both tables, filed form)
+            if kind == "typed":
+                doc.edit((row, col), (row, col), " ", "utf-8", version)
+            else:
+                last = doc.lines.line_count - 2
+                if kind == "line":
+                    doc.edit((last, 0), (last, 0), comment, "utf-8", version)
+                else:
+                    data = doc.data.decode("utf-8", errors="replace")
+                    at = data.rfind("\n", 0, len(data) - 1) + 1
+                    doc.replace(data[:at] + comment + data[at:], version)
+            outline, refs = doc.outline(), doc.refs()
+            assert outline is not None
+            Tables.of(outline, refs)
+            took[kind].append((time.perf_counter() - began) * 1000)
+        began = time.perf_counter()
+        data = doc.data
+        tree = lang.parser().parse(data)
+        outline = extract(lang, tree, LineIndex(data))
+        Tables.of(outline, refs_mod.extract(lang, tree.root_node))
+        took["from scratch"].append((time.perf_counter() - began) * 1000)
+    base = statistics.median(took["from scratch"])
+    print(f"{path.name} ({len(doc.data):,} bytes, {lang.name}), {edits} edits of each kind:")
+    for kind, ms in took.items():
+        med = statistics.median(ms)
+        print(f"  {kind:<13} median {med:6.2f} ms, max {max(ms):6.2f} ms"
+              + ("" if kind == "from scratch" else f"  ({med / base:.2f}x from scratch)"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", type=Path)
+    ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=44)
+    args = ap.parse_args()
+    for path in args.files:
+        one(path, args.edits, args.seed)
+
+
+if __name__ == "__main__":
+    main()
