@@ -107,3 +107,24 @@ def test_a_match_that_gains_or_loses_a_row_is_taken_again_whole(
         col if "\n" not in inserted else 0))
     doc.edit((row, col), end, "", "utf-8", 3)
     assert doc.data == text.encode() and doc.refs() == before
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("a.kt", "class A {\n  val b: B = B()\n" + "  fun f() {\n    g()\n  }\n" * 30 + "}\n"),
+    ("a.py", "X = dict(\n" + "    a=f(),\n" * 30 + ")\n"),
+])
+def test_a_class_body_read_for_its_presence_spans_no_rows(name: str, text: str) -> None:
+    """A capture read only for being there (the class body that makes `b` a member, the
+    value that makes `X` an assignment) does not make its match's rows the whole class:
+    an edit deep inside is taken again over its own rows, and still gives the tables a
+    whole extraction does."""
+    lang = languages.outlined(name)
+    assert lang is not None
+    doc = Document(lang, text, 1)
+    doc.refs()
+    assert doc._refs is not None and all(b - a < 5 for a, b in doc._refs[1].spans)
+    row = text.count("\n") - 3
+    doc.edit((row, 0), (row, 0), "    h()\n", "utf-8", 2)
+    tree = doc.parsed()
+    assert tree is not None
+    assert doc.refs() == refs_mod.extract(lang, tree.root_node)

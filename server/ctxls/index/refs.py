@@ -190,8 +190,14 @@ def _tables(lang: Language, found: Matches,
     system = modules.named(lang.module_system)
     for _, caps in found:
         if spans is not None:
-            top = min(n.start_point.row for ns in caps.values() for n in ns)
-            bottom = max(n.end_point.row for ns in caps.values() for n in ns)
+            # (not the captures whose presence alone is read: the class body that makes a
+            # binding a member, a predicate's operand; an edit deep in a class body changes
+            # no binding at its top, and what changes the tree around one, the re-parse's
+            # changed ranges bring into the region)
+            read = [n for c, ns in caps.items() if c[0] != "_" and c != "bind.member"
+                    for n in ns]
+            top = min((n.start_point.row for n in read), default=0)
+            bottom = max((n.end_point.row for n in read), default=0)
             if top != bottom:
                 spans.append((top, bottom))
         # Calls and bindings first: most matches are one or the other, and no pattern
