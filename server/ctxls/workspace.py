@@ -161,14 +161,16 @@ class Workspace:
 
     def refresh(self, uri: str, closed: Document | None = None) -> None:
         """Re-read a file from disk (saved, changed or deleted outside the editor). What an
-        open (or just ``closed``) document holds of the same text is not made again: a save
-        and a close read the file, and parse it only if it differs from the editor's."""
+        open document holds of the same text is not made again (a save reads the file and
+        finds the editor's text); a ``closed`` one, no longer the editor's, is brought to
+        the file's text as after an edit (what it had unsaved, undone incrementally)."""
         found = self.changed_files([uri])
         if found is None:
             return
         (todo, gone) = found
         self.apply([packed(index_file(rel, key, self.options.max_file_bytes,
-                                      known=_tables_of(closed or self.docs.get(key))))
+                                      known=_tables_of(closed or self.docs.get(key),
+                                                       adopt=closed is not None)))
                     for rel, key in todo], gone)
 
     def changed_files(self, uris: list[str]) -> tuple[list[tuple[str, str]], list[str]] | None:
@@ -368,12 +370,17 @@ class Workspace:
         return found
 
 
-def _tables_of(doc: Document | None) -> Callable[[bytes], Tables | None] | None:
-    """The document's tables for a text that is the document's."""
+def _tables_of(doc: Document | None, adopt: bool) -> Callable[[bytes], Tables | None] | None:
+    """The document's tables for a text that is the document's; with ``adopt`` (the
+    document is no longer the editor's), for any text, the document changed to it."""
     if doc is None or doc.lang is None:
         return None
 
     def known(data: bytes) -> Tables | None:
-        outline = doc.outline() if data == doc.data else None
+        if data != doc.data:
+            if not adopt:
+                return None
+            doc.replace(data.decode("utf-8"), doc.version)
+        outline = doc.outline()
         return Tables.of(outline, doc.refs()) if outline is not None else None
     return known

@@ -244,7 +244,9 @@ def test_a_saved_or_closed_document_is_filed_from_its_own_tables(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A save and a close read the file again. When it holds the document's text, the
     document's outline and reference tables are filed (nothing is parsed again), equal to
-    the file's indexed from scratch; when it does not, the file's own are made."""
+    the file's indexed from scratch; when a closed document's text is not the file's, the
+    document is brought to the file's text as after an edit, and its tables are the
+    file's, again equal to the file's indexed from scratch."""
     src = tmp_path / "m.py"
     src.write_text("import os\n\n\ndef a():\n    return os.sep\n")
     ws = Workspace([tmp_path])
@@ -270,6 +272,11 @@ def test_a_saved_or_closed_document_is_filed_from_its_own_tables(
     assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
     assert [d.name for d in info.outline.decls] == ["X", "a", "b"]
     ws.open(uri, src.read_text(), 4)
-    ws.change(uri, 5, [((0, 0), (1, 0), "")])  # closed unsaved: the file's own tables
-    ws.close(uri)
-    assert [d.name for d in ws.refs.files[key].outline.decls] == ["X", "a", "b"]
+    ws.change(uri, 5, [((0, 0), (1, 0), "")])
+    ws.snapshot(refs=True)  # (the edit filed: the index holds the unsaved text's tables)
+    assert [d.name for d in ws.refs.files[key].outline.decls] == ["a", "b"]
+    with monkeypatch.context() as m:
+        m.setattr(scan, "extract", None)
+        ws.close(uri)  # closed unsaved: the file's tables, the edit undone incrementally
+    info = ws.refs.files[key]
+    assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
