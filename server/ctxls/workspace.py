@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import logging
 import os
 import time
@@ -130,8 +131,16 @@ class Workspace:
     # ---- documents ---------------------------------------------------------------------
     def open(self, uri: str, text: str, version: int | None) -> None:
         key = self._key(uri)
-        if key is not None:
-            self.docs[key] = Document(languages.outlined(key), text, version)
+        if key is None:
+            return
+        doc = self.docs[key] = Document(languages.outlined(key), text, version)
+        entry = self.entries.get(key)
+        if (entry is not None and entry.tables is not None and entry.status == "ok"
+                and entry.digest == hashlib.blake2b(doc.data, digest_size=16).hexdigest()):
+            # the file as the index holds it: its tables are the document's, and the index
+            # need not file them again (what it remembered stays)
+            doc.adopt(entry.tables)
+            self._indexed_versions[key] = version
 
     def change(self, uri: str, version: int | None,
                changes: list[tuple[tuple[int, int], tuple[int, int], str] | str]) -> None:

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from ctxls import protocol as p
+from ctxls.index import refs as refs_mod
 from ctxls.index import scan
 from ctxls.index.scan import index_batch, index_file
 from ctxls.requests.chunks import stats
 from ctxls.requests.read import read_symbol
 from ctxls.requests.search import build, open_index, plan, search
+from ctxls.syntax import document
 from ctxls.workspace import Workspace
 
 
@@ -280,3 +282,33 @@ def test_a_saved_or_closed_document_is_filed_from_its_own_tables(
         ws.close(uri)  # closed unsaved: the file's tables, the edit undone incrementally
     info = ws.refs.files[key]
     assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
+
+
+def test_a_file_opened_as_the_index_holds_it_is_read_from_the_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a file whose text is what the index holds parses and extracts nothing and
+    files nothing (what the index remembered stays); the first edit is taken as one, and
+    gives the tables of the edited text indexed from scratch."""
+    src = tmp_path / "m.py"
+    src.write_text("import os\n\n\ndef a():\n    return os.sep\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(src))], 1 << 20))
+    uri, key = src.as_uri(), str(src)
+    ws.snapshot(refs=True)  # (the scan's files filed)
+    assert ws.refs.remembered("t", 1, lambda: "before") == "before"
+    with monkeypatch.context() as m:
+        m.setattr(document, "extract", None)  # (an extraction would fail here)
+        m.setattr(refs_mod, "extract_rows", None)
+        ws.open(uri, src.read_text(), 1)
+        snap = ws.snapshot(refs=True)
+        assert snap.view_at("m.py").outline == ws.entries[key].outline  # type: ignore[union-attr]
+        assert ws.docs[key].tree is None
+    assert ws.refs.remembered("t", 1, lambda: "again") == "before"
+    ws.change(uri, 2, [((5, 0), (5, 0), "\n\ndef b():\n    return a()\n")])
+    ws.snapshot(refs=True)
+    src.write_bytes(ws.docs[key].data)
+    fresh = index_file("m.py", key, 1 << 20)
+    assert fresh.tables is not None
+    info = ws.refs.files[key]
+    assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
+    assert [d.name for d in info.outline.decls] == ["a", "b"]

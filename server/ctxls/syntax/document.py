@@ -8,6 +8,7 @@ pygls applies edits to its own copy before our handler runs, so the old byte off
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import tree_sitter as ts
 
@@ -15,6 +16,9 @@ from ctxls.index import refs as refs_mod
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import Edit, Outline, extract, update
 from ctxls.syntax.text import Encoding, LineIndex, decode
+
+if TYPE_CHECKING:
+    from ctxls.index.tables import Tables
 
 
 def _end_point(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
@@ -52,7 +56,8 @@ class Document:
         self.version = version
         self.data, self.non_utf8 = decode(text.encode("utf-8", errors="surrogatepass"))
         self.lines = LineIndex(self.data)
-        self.tree: ts.Tree | None = lang.parser().parse(self.data) if lang else None
+        self.tree: ts.Tree | None = None  # (parsed when first read, or before a first edit)
+        self._known: Tables | None = None  # the index's tables of this very text (``adopt``)
         self._stale = False
         self._outline: Outline | None = None
         self._last: Outline | None = None  # the latest outline, possibly of an older version
@@ -83,8 +88,18 @@ class Document:
         self._splice(self.lines.offset(srow, scol), self.lines.offset(erow, ecol),
                      text.encode("utf-8", errors="surrogatepass"), version)
 
+    def adopt(self, tables: Tables) -> None:
+        """The index's tables of this document's very text (a file opened as it is on
+        disk): read instead of parsing and extracting, until the first edit."""
+        self._known = tables
+
     def _splice(self, sb: int, eb: int, inserted: bytes, version: int | None) -> None:
         """Bytes [sb, eb) replaced by ``inserted``; the tree told so, parsed when next read."""
+        if self.tree is None and self.lang is not None:  # (the text before the edit, so
+            self.tree = self.lang.parser().parse(self.data)  # that the edit is one)
+            self._stale, self._edits, self._changed = False, [], []
+            self._last = self._outline or (self._known.outline if self._known else None)
+        self._known = None
         start, old_end = self.lines.point(sb), self.lines.point(eb)
         ne = sb + len(inserted)
         if self._refs_cover is None:
@@ -109,17 +124,17 @@ class Document:
             self._stale = True
 
     def release_tree(self) -> None:
-        """Drop the syntax tree of a document nobody edits (the next edit parses it whole,
-        a few milliseconds): an editor keeps documents open for hours, each tree ten to
-        twenty times its text. The current outline stays."""
+        """Drop the syntax tree of a document nobody edits (the next edit parses the text
+        again, a few milliseconds, then takes the edit as one): an editor keeps documents
+        open for hours, each tree ten to twenty times its text. The current outline stays."""
         if self.tree is not None and not self._stale:
             self.tree, self._last = None, None
             self._edits, self._changed = [], []
 
     def parsed(self) -> ts.Tree | None:
-        if self.tree is None and self.lang is not None:  # released: parsed whole
+        if self.tree is None and self.lang is not None:  # never read, or released
             self.tree, self._stale = self.lang.parser().parse(self.data), False
-            self._edits, self._changed, self._last = [], [], None
+            self._edits, self._changed, self._last = [], [], self._outline
             if self._refs_cover is not None:  # (what the parse changed is not known)
                 self._refs = None
         elif self._stale and self.tree is not None and self.lang is not None:
@@ -135,6 +150,8 @@ class Document:
 
     def outline(self) -> Outline | None:
         """Fresh for the current version; computed at most once per version."""
+        if self._outline is None and self._known is not None:
+            self._outline = self._last = self._known.outline
         if self._outline is None and self.lang is not None:
             tree = self.parsed()
             assert tree is not None
@@ -152,6 +169,8 @@ class Document:
         edits updated over the rows they touched."""
         if self.lang is None or self.lang.refs_query is None:
             return None
+        if self._known is not None:
+            return self._known.refs
         tree = self.parsed()
         assert tree is not None
         if self._refs is not None and self._refs_cover is not None:
