@@ -74,6 +74,9 @@ class Document:
         edit between the common head and tail of the old and new text, so the tree is
         re-parsed incrementally and the outline updated as after a typed edit."""
         data, non_utf8 = decode(text.encode("utf-8", errors="surrogatepass"))
+        if data == self.data:  # (a new version of the same text: nothing to do again)
+            self.version = version
+            return
         head, tail = _common_ends(self.data, data)
         self.non_utf8 = non_utf8
         self._splice(head, len(self.data) - tail, data[head:len(data) - tail], version)
