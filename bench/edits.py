@@ -6,7 +6,9 @@ to warm it). One file of the sample that none of the asked targets is in (the la
 such) is opened; then, ROUNDS times, each target is asked plainly, then each target again
 right after an edit of the open file: the whole text sent again with a comment line
 added (a client without incremental sync), then a one-line insertion at its last line
-(what an editor sends). Printed per corpus: the client's p50 / p95 of each, and the
+(what an editor sends). Then each target asked right after an edit of its own file (a
+comment line typed inside its body, taken out again after: an agent's edit-and-ask loop).
+Printed per corpus: the client's p50 / p95 of each, and the
 medians of the server's own stages (``timings``): what an edit costs the next window
 is the open document indexed again (before the snapshot: not in ``timings``) and every
 answer the reference index remembered built again (in ``timings``: each edit moves the
@@ -42,7 +44,7 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> None:
         return
     edited = max(sorted(others), key=lambda rel: (corpus / rel).stat().st_size)
     uri, text = (corpus / edited).as_uri(), (corpus / edited).read_text(errors="replace")
-    times: dict[str, list[float]] = {"plain": [], "whole": [], "incremental": []}
+    times: dict[str, list[float]] = {"plain": [], "whole": [], "incremental": [], "own": []}
     stages: dict[str, list[dict[str, float]]] = {k: [] for k in times}
     with tempfile.TemporaryDirectory() as cache:
         async with await CtxClient.start(corpus, options={"cacheDir": cache, "persist": False},
@@ -80,6 +82,32 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> None:
                         "contentChanges": [{"range": {"start": at, "end": at},
                                             "text": "// edited\n"}]})
                     await ask(pick, "incremental")
+            # The agent's loop: its target's own file edited (a comment line typed inside
+            # the target's body, below its first line), then its window asked again; the
+            # line is taken out before the next target.
+            versions: dict[str, int] = {}
+            comment = "# edited\n" if lang in ("python", "ruby") else "// edited\n"
+            for _ in range(args.rounds):
+                for pick in asked:
+                    path, _, line = pick
+                    own = (corpus / path).as_uri()
+                    if path not in versions:
+                        versions[path] = 1
+                        ctx.notify("textDocument/didOpen", {"textDocument": {
+                            "uri": own, "languageId": lang, "version": 1,
+                            "text": (corpus / path).read_text(errors="replace")}})
+                    for change in ({"start": {"line": line, "character": 0},
+                                    "end": {"line": line, "character": 0}, "text": comment},
+                                   {"start": {"line": line, "character": 0},
+                                    "end": {"line": line + 1, "character": 0}, "text": ""}):
+                        versions[path] += 1
+                        ctx.notify("textDocument/didChange", {
+                            "textDocument": {"uri": own, "version": versions[path]},
+                            "contentChanges": [{"range": {"start": change["start"],
+                                                          "end": change["end"]},
+                                                "text": change["text"]}]})
+                        if change["text"]:
+                            await ask(pick, "own")
     size = (corpus / edited).stat().st_size
     print(f"{lang}: {corpus.name}, {len(asked)} targets x {args.rounds}, editing {edited} "
           f"({size:,} bytes)")
