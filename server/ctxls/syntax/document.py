@@ -1,8 +1,8 @@
 """An open document: its bytes, its parse tree, re-parsed incrementally on every edit, and
 its outline and reference tables, each brought up to date from the regions edits changed.
 
-pygls applies edits to its own copy before our handler runs, so the old byte offsets that
-``Tree.edit`` needs come from this mirror: each LSP change is replayed here, in order.
+Each LSP change is replayed here, in order (pygls keeps no copy: ``lsp/host.py``), so the
+old byte offsets that ``Tree.edit`` needs come from this text.
 """
 
 from __future__ import annotations
