@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctxls.syntax import document as document_module
 from ctxls.syntax import languages
+from ctxls.syntax import outline as outline_module
 from ctxls.syntax.document import Document, _common_ends
 from ctxls.syntax.languages import Language
 from ctxls.syntax.outline import extract, outline_source
@@ -188,3 +191,26 @@ def test_an_import_typed_in_a_body_stays_out_of_the_files_header(
     tree = doc.parsed()
     assert tree is not None
     assert doc.outline() == extract(lang, tree, doc.lines)
+
+
+def test_an_edit_in_a_classs_last_method_is_an_update(python: Language) -> None:
+    """A Python class ends where its last member does: an edit there (a comment line typed
+    above the method's docstring) is still taken over that member alone, with the class
+    around it extracted from its own node, and equals a full extraction."""
+    text = ('class A:\n    def f(self):\n        return 1\n\n'
+            '    def g(self):\n        """Doc."""\n        return 2\n')
+    doc = Document(python, text, 1)
+    doc.outline()
+    made: list[object] = []
+
+    def counted(*args: object) -> object:
+        made.append(outline_module.update(*args))  # type: ignore[arg-type]
+        return made[-1]
+
+    doc.edit((5, 0), (5, 0), "# note\n", "utf-8", 2)
+    with mock.patch.object(document_module, "update", counted):
+        got = doc.outline()
+    tree = doc.parsed()
+    assert tree is not None
+    assert got == extract(python, tree, doc.lines)
+    assert made and made[-1] is not None

@@ -556,8 +556,8 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     def inside(s: Span) -> bool:
         return old_first <= (s.start_row, s.start_col) and (s.end_row, s.end_col) <= old_last
 
-    def around(s: Span) -> bool:
-        return (s.start_row, s.start_col) < old_first and old_last < (s.end_row, s.end_col)
+    def around(s: Span) -> bool:  # (a Python class ends where its last member does)
+        return (s.start_row, s.start_col) < old_first and old_last <= (s.end_row, s.end_col)
 
     def outside(s: Span) -> bool:
         return (s.end_row, s.end_col) <= old_first or (s.start_row, s.start_col) >= old_last
