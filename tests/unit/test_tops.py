@@ -3,7 +3,10 @@ of every name from every file, decoding only the files that declare or bind the 
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+
+import pytest
 
 from ctxls.index.refindex import FileInfo
 from ctxls.index.scan import index_batch
@@ -163,3 +166,55 @@ def test_a_modules_names_are_kept_across_a_change_elsewhere_and_never_taken_stal
     index.put(FileInfo(str(shop / "D.java"), "org/shop/D.java", entry.tables))
     fourth = index.frozen()
     assert [m.path for m, _ in fourth.tops(a).get("D")] == ["org/shop/D.java"]
+
+
+def test_after_an_edit_of_one_file_only_its_names_are_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module's names after one of its files changed are the names before it with that
+    file's read again (its old names out, its new in): the same answers as names read from
+    every file, and no other file's names read."""
+    from ctxls.index.refindex import _system
+    from ctxls.index.tables import Tables
+    from ctxls.index.tops import Tops
+
+    pkg = tmp_path / "billing"
+    pkg.mkdir()
+    for n in "abcdefgh":
+        (pkg / f"{n}.go").write_text(f"package billing\n\nvar {n}Client *http.Client\n\n"
+                                     f"func {n.upper()}() int {{ return 1 }}\n")
+    ws = _workspace(tmp_path)
+    rng = random.Random(4)
+    original = Tables.head_names
+    read: list[int] = []
+
+    def counted(self: Tables) -> object:
+        read.append(id(self))
+        return original(self)
+    bodies = ["func Shared() int { return 2 }\n", "var aClient *http.Client\n",
+              "type T struct{}\n\nfunc (t T) M() int { return 1 }\n", "const K = 1\n", ""]
+    for step in range(30):
+        any_info = ws.refs.files[str(pkg / "a.go")]
+        before = ws.refs.tops(any_info)
+        before.prepare()  # (the names read, as a window reads them)
+        kept = {key: [m.key for m in before.binders(key)] for key in ("aClient", "bClient")}
+        name = rng.choice("abcdefgh")
+        text = "package billing\n\n" + "\n".join(rng.sample(bodies, 2))
+        read.clear()
+        monkeypatch.setattr(Tables, "head_names", counted)
+        old = ws.refs.files[str(pkg / f"{name}.go")].tables
+        new = _refile(ws, tmp_path, f"billing/{name}.go", text).tables
+        ws.refs.settle()
+        tops = ws.refs.tops(any_info)
+        tops.prepare()
+        monkeypatch.setattr(Tables, "head_names", original)
+        assert set(read) <= {id(old), id(new)}, step
+        # (a view that took the module's names before the edit reads them unchanged)
+        assert {key: [m.key for m in before.binders(key)] for key in kept} == kept
+        members = sorted(ws.refs.package(any_info), key=lambda m: m.key)
+        fresh = Tops(members, _system(any_info.path).export_objects)
+        truth = _every_name(members, frozenset())
+        for key in [*truth, "aClient", "bClient", "Shared", "K", "T.M", "missing"]:
+            assert ([(m.key, d) for m, d in tops.get(key, ())]
+                    == [(m.key, d) for m, d in fresh.get(key, ())]), (step, key)
+            assert ([m.key for m in tops.binders(key)]
+                    == [m.key for m in fresh.binders(key)]), (step, key)

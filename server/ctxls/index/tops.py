@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
@@ -26,9 +27,10 @@ class Tops(Generic[M]):
     `AnnotationUtils.toString`. The same for the files that bind a name (a Go package's
     variables)."""
 
-    __slots__ = ("_exported", "_found", "_heads", "_members")
+    __slots__ = ("_exported", "_found", "_heads", "_members", "_since")
 
-    def __init__(self, members: list[M], exported: Iterable[str]) -> None:
+    def __init__(self, members: list[M], exported: Iterable[str],
+                 since: Tops[M] | None = None) -> None:
         # in path order: the first of a name's declarations wins (Kotlin's `expect` and
         # `actual` twins), and a package's files are filed as the scan's batches come
         self._members = sorted(members, key=_KEY)
@@ -37,6 +39,9 @@ class Tops(Generic[M]):
         # by the names they bind, by their members' qualnames: read on first use
         self._heads: tuple[dict[str, list[int]], ...] | None = None
         self._found: dict[str, Sequence[tuple[M, Decl]]] = {}
+        # the same module's names before a change, if read: after an edit of one of its
+        # files, only that file's names are read again (okio's package: 150 files)
+        self._since = since if since is not None and since._heads is not None else None
 
     def get(self, key: str, default: Sequence[tuple[M, Decl]] = ()
             ) -> Sequence[tuple[M, Decl]]:
@@ -58,16 +63,51 @@ class Tops(Generic[M]):
     def _names(self) -> tuple[dict[str, list[int]], ...]:
         heads = self._heads
         if heads is None:  # (from each payload's head, without decoding the files)
-            heads = ({}, {}, {})
-            for i, member in enumerate(self._members):
-                head = member.tables.head_names()
-                # (an object's members, `module.exports.f`, are a module's names too)
-                tops = head.declared if self._exported else head.tops
-                for names, into in zip((tops, head.bound, head.members), heads, strict=True):
-                    for name in names:
-                        into.setdefault(name, []).append(i)
-            self._heads = heads
+            heads = self._patched() or self._read(range(len(self._members)), ({}, {}, {}))
+            self._heads, self._since = heads, None
         return heads
+
+    def _read(self, which: Iterable[int], heads: tuple[dict[str, list[int]], ...],
+              sign: int = 1, shared: bool = False) -> tuple[dict[str, list[int]], ...]:
+        """The names of the members ``which`` filed into ``heads`` (taken out with ``sign``
+        -1, as ``_since``'s members had them), each list in member order; with ``shared``,
+        a list is replaced rather than changed (``_since`` may still be read by a view)."""
+        members = self._members if sign > 0 else self._since._members  # type: ignore[union-attr]
+        for i in which:
+            head = members[i].tables.head_names()
+            # (an object's members, `module.exports.f`, are a module's names too)
+            tops = head.declared if self._exported else head.tops
+            for names, into in zip((tops, head.bound, head.members), heads, strict=True):
+                for name in names:
+                    at = into.get(name)
+                    if sign < 0:
+                        if at is not None:
+                            kept = [j for j in at if j != i]
+                            if kept:
+                                into[name] = kept
+                            else:
+                                del into[name]
+                    elif at is None:
+                        into[name] = [i]
+                    else:
+                        if shared:
+                            at = into[name] = list(at)
+                        at.insert(bisect.bisect(at, i), i)
+        return heads
+
+    def _patched(self) -> tuple[dict[str, list[int]], ...] | None:
+        """``_since``'s names with those of the files that changed read again, when the
+        module's files are the same ones; None otherwise."""
+        since = self._since
+        if since is None or since._heads is None or [m.key for m in since._members] != [
+                m.key for m in self._members]:
+            return None
+        changed = [i for i, (a, b) in enumerate(zip(since._members, self._members,
+                                                    strict=True)) if a.tables is not b.tables]
+        if len(changed) * 4 > len(self._members):
+            return None  # (most of them: as quick to read all)
+        heads = tuple(dict(d) for d in since._heads)  # (lists replaced, never changed)
+        return self._read(changed, self._read(changed, heads, -1), shared=True)
 
     def _collect(self, key: str) -> list[tuple[M, Decl]]:
         by_name, _, by_qualname = self._names()
