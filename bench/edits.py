@@ -4,11 +4,12 @@ For each LANG:CORPUS pair a fresh server scans the corpus (no cache) and answers
 ctx/construct for the first TARGETS bodied declarations of tail.py's seeded sample (once,
 to warm it). One file of the sample that none of the asked targets is in (the largest
 such) is opened; then, ROUNDS times, each target is asked plainly, then each target again
-right after an edit of the open file: the whole text sent again with a comment line
-added (a client without incremental sync), then a one-line insertion at its last line
-(what an editor sends). Then each target asked right after an edit of its own file (a
-comment line typed inside its body, taken out again after: an agent's edit-and-ask loop).
-Printed per corpus: the client's p50 / p95 of each, and the
+right after an edit of the open file: the whole text sent again with a line `// edited`
+added (a client without incremental sync), then that line inserted at its last line
+(what an editor sends; a comment in most languages, a line in error in Python and Ruby,
+as these figures have been measured since stop 43). Then each target asked right after
+an edit of its own file (a comment line typed inside its body, taken out again after: an
+agent's edit-and-ask loop). Printed per corpus: the client's p50 / p95 of each, and the
 medians of the server's own stages (``timings``): what an edit costs the next window
 is the open document indexed again (before the snapshot: not in ``timings``) and every
 answer the reference index remembered built again (in ``timings``: each edit moves the
@@ -31,6 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import pct
+from ctxls.syntax import languages
 from ctxls_client import CtxClient
 from tail import _construct, targets
 
@@ -86,7 +88,7 @@ async def one(lang: str, corpus: Path, args: argparse.Namespace) -> None:
             # the target's body, below its first line), then its window asked again; the
             # line is taken out before the next target.
             versions: dict[str, int] = {}
-            comment = "# edited\n" if lang in ("python", "ruby") else "// edited\n"
+            comment = f"{languages.registry()[lang].line_comment} edited\n"
             for _ in range(args.rounds):
                 for pick in asked:
                     path, _, line = pick

@@ -11,7 +11,6 @@ those entries when the request is over (``Workspace.absorb``).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import threading
 from collections import Counter
@@ -33,7 +32,7 @@ from ctxls.errors import (
     Unreadable,
 )
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, index_file, packed
+from ctxls.index.scan import FileEntry, content_digest, index_file, packed
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
 from ctxls.paths import Escaped, Located, close_paths, locate, read_inside, target_file
@@ -430,7 +429,7 @@ def _current(loc: Located, entry: FileEntry) -> bytes | None:
             from exc
     except OSError:
         return None
-    if hashlib.blake2b(raw, digest_size=16).hexdigest() != entry.digest:
+    if content_digest(raw) != entry.digest:
         return None
     return decode(raw)[0]
 

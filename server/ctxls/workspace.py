@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
 import logging
 import os
 import time
@@ -22,7 +21,7 @@ from ctxls.config import Options
 from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
 from ctxls.index import modules
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, index_file, packed, walk
+from ctxls.index.scan import FileEntry, content_digest, index_file, packed, walk
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
 from ctxls.index.store import IndexStore, Store, warm
@@ -144,9 +143,10 @@ class Workspace:
         key = self._opened[uri] = str(loc.abspath)
         self._relative[key] = loc.path
         doc = self.docs[key] = Document(languages.outlined(key), text, version)
+        self._indexed_versions.pop(key, None)  # (opened again: its text's tables are not in)
         entry = self.entries.get(key)
         if (entry is not None and entry.tables is not None and entry.status == "ok"
-                and entry.digest == hashlib.blake2b(doc.data, digest_size=16).hexdigest()):
+                and entry.digest == content_digest(doc.data)):
             # the file as the index holds it: its tables are the document's, and the index
             # need not file them again (what it remembered stays)
             doc.adopt(entry.tables)

@@ -312,3 +312,18 @@ def test_a_file_opened_as_the_index_holds_it_is_read_from_the_index(
     info = ws.refs.files[key]
     assert (info.outline, info.tables.refs) == (fresh.tables.outline, fresh.tables.refs)
     assert [d.name for d in info.outline.decls] == ["a", "b"]
+
+
+def test_a_document_opened_again_with_another_text_is_filed_anew(tmp_path: Path) -> None:
+    """A client that opens a document twice (no close between), both times as version 1,
+    gets the second text's names filed, not the first's kept for the same version."""
+    src = tmp_path / "m.py"
+    src.write_text("def a():\n    return 1\n")
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([("m.py", str(src))], 1 << 20))
+    uri, key = src.as_uri(), str(src)
+    ws.open(uri, "def b():\n    return 2\n", 1)
+    ws.snapshot(refs=True)
+    ws.open(uri, "def c():\n    return 3\n", 1)
+    ws.snapshot(refs=True)
+    assert [d.name for d in ws.refs.files[key].outline.decls] == ["c"]

@@ -14,7 +14,6 @@ commit: its contents are written, and sidecars find them by content hash.
 from __future__ import annotations
 
 import gc
-import hashlib
 import multiprocessing
 import os
 import time
@@ -29,7 +28,7 @@ from ctxls.index import git
 from ctxls.index import pgstore as pg
 from ctxls.index import terms as tm
 from ctxls.index.chunks import chunk_file
-from ctxls.index.scan import SNIFF, index_file, walk
+from ctxls.index.scan import SNIFF, content_digest, index_file, walk
 from ctxls.index.terms import fingerprint as store_fingerprint
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
@@ -129,7 +128,7 @@ def plan_root(root: Path, excludes: list[str] | None, max_bytes: int
             continue
         if b"\0" in raw[:SNIFF]:
             continue
-        digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
+        digest = content_digest(raw)
         out.append(Planned(rel, abspath, path, (digest, lang), len(raw), in_commit))
     return found, out, left_out
 

@@ -319,7 +319,7 @@ class RefIndex:
                     a is b for a, b in zip(tables, cached[0], strict=True)):
                 found = cached[1]
             else:
-                found = Tops(members, _system(info.path).export_objects, (cached or ((), None))[1])
+                found = Tops(members, _system(info.path).export_objects, cached and cached[1])
                 self._exports[tag] = (tables, found)
             self._checked[tag] = found
         return found

@@ -37,6 +37,11 @@ SNIFF = 8192  # bytes inspected for NUL when deciding that a file is binary
 Known = Callable[[bytes], "Tables | None"]  # a text's tables, when the caller has them
 
 
+def content_digest(raw: bytes) -> str:
+    """A file's content hash, as entries, the caches and the shared index keep it."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
 @attrs.frozen
 class FileEntry:
     path: str  # relative to its root, POSIX
@@ -215,9 +220,8 @@ def index_bytes(rel: str, abspath: str, raw: bytes, mtime_ns: int, max_bytes: in
     """Classify, outline and reference-index one file's bytes. Without ``keep_data`` the
     entry keeps only tables and the content hash; the text is read again when shown.
     ``known``: the tables of a text, if the caller has them (an open document saved)."""
-    digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
     common = {"path": rel, "abspath": abspath, "language": languages.name_for(rel),
-              "size": len(raw), "mtime_ns": mtime_ns, "digest": digest}
+              "size": len(raw), "mtime_ns": mtime_ns, "digest": content_digest(raw)}
     if len(raw) > max_bytes:
         return FileEntry(status="too-large", **common)  # type: ignore[arg-type]
     if b"\0" in raw[:SNIFF]:

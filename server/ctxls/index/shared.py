@@ -17,7 +17,6 @@ tried again after ``RETRY`` seconds.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import threading
@@ -32,7 +31,7 @@ from ctxls.index import git
 from ctxls.index import pgstore as pg
 from ctxls.index import terms as tm
 from ctxls.index.chunks import Chunk
-from ctxls.index.scan import SNIFF, FileEntry
+from ctxls.index.scan import SNIFF, FileEntry, content_digest
 from ctxls.index.search import Hit, dedup
 from ctxls.index.tables import Tables
 from ctxls.paths import read_inside
@@ -319,7 +318,7 @@ def _hash(rel: str, abspath: str, max_bytes: int) -> tuple[str, int, int] | None
         return None
     if b"\0" in raw[:SNIFF]:
         return None
-    return hashlib.blake2b(raw, digest_size=16).hexdigest(), len(raw), st.st_mtime_ns
+    return content_digest(raw), len(raw), st.st_mtime_ns
 
 
 def _entry(rel: str, abspath: str, blob: pg.Blob, size: int, mtime_ns: int) -> FileEntry:

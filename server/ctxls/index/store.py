@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 import ctxls
-from ctxls.index.scan import SNIFF, FileEntry, index_bytes, index_file, listed_only
+from ctxls.index.scan import SNIFF, FileEntry, content_digest, index_bytes, index_file, listed_only
 from ctxls.index.tables import Tables
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
@@ -241,7 +241,7 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
                 digest = row.digest
             else:
                 raw = read_inside(abspath, abspath[: len(abspath) - len(rel)])
-                digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
+                digest = content_digest(raw)
                 if b"\0" in raw[:SNIFF]:
                     digest = BINARY
         except OSError:

@@ -67,33 +67,38 @@ class Tops(Generic[M]):
             self._heads, self._since = heads, None
         return heads
 
+    def _head(self, member: M) -> tuple[tuple[str, ...], ...]:
+        """A file's names as the three maps file them (from its payload's head)."""
+        head = member.tables.head_names()
+        # (an object's members, `module.exports.f`, are a module's names too)
+        return head.declared if self._exported else head.tops, head.bound, head.members
+
     def _read(self, which: Iterable[int], heads: tuple[dict[str, list[int]], ...],
-              sign: int = 1, shared: bool = False) -> tuple[dict[str, list[int]], ...]:
-        """The names of the members ``which`` filed into ``heads`` (taken out with ``sign``
-        -1, as ``_since``'s members had them), each list in member order; with ``shared``,
-        a list is replaced rather than changed (``_since`` may still be read by a view)."""
-        members = self._members if sign > 0 else self._since._members  # type: ignore[union-attr]
+              shared: bool = False) -> tuple[dict[str, list[int]], ...]:
+        """The names of the members ``which`` filed into ``heads``, each list in member
+        order; with ``shared``, a list is replaced, not changed (``_since`` may still be
+        read by a view)."""
         for i in which:
-            head = members[i].tables.head_names()
-            # (an object's members, `module.exports.f`, are a module's names too)
-            tops = head.declared if self._exported else head.tops
-            for names, into in zip((tops, head.bound, head.members), heads, strict=True):
+            for names, into in zip(self._head(self._members[i]), heads, strict=True):
                 for name in names:
                     at = into.get(name)
-                    if sign < 0:
-                        if at is not None:
-                            kept = [j for j in at if j != i]
-                            if kept:
-                                into[name] = kept
-                            else:
-                                del into[name]
-                    elif at is None:
+                    if at is None:
                         into[name] = [i]
                     else:
                         if shared:
                             at = into[name] = list(at)
                         at.insert(bisect.bisect(at, i), i)
         return heads
+
+    def _unread(self, old: M, i: int, heads: tuple[dict[str, list[int]], ...]) -> None:
+        """``old``'s names, filed as member ``i``, taken out of ``heads`` (lists replaced)."""
+        for names, into in zip(self._head(old), heads, strict=True):
+            for name in names:
+                if (at := into.get(name)) is not None:
+                    if kept := [j for j in at if j != i]:
+                        into[name] = kept
+                    else:
+                        del into[name]
 
     def _patched(self) -> tuple[dict[str, list[int]], ...] | None:
         """``_since``'s names with those of the files that changed read again, when the
@@ -107,7 +112,9 @@ class Tops(Generic[M]):
         if len(changed) * 4 > len(self._members):
             return None  # (most of them: as quick to read all)
         heads = tuple(dict(d) for d in since._heads)  # (lists replaced, never changed)
-        return self._read(changed, self._read(changed, heads, -1), shared=True)
+        for i in changed:
+            self._unread(since._members[i], i, heads)
+        return self._read(changed, heads, shared=True)
 
     def _collect(self, key: str) -> list[tuple[M, Decl]]:
         by_name, _, by_qualname = self._names()

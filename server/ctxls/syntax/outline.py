@@ -489,14 +489,15 @@ def _extent(node: ts.Node, lang: Language,
     return outer, first
 
 
-def _body_node(lang: Language, node: ts.Node) -> ts.Node | None:
-    """The body the outline query captures for the declaration ``node``."""
+def _body_node(lang: Language, node: ts.Node, lo: int, hi: int) -> ts.Node | None:
+    """The body the outline query captures for the declaration ``node``, if it holds lo-hi."""
     cursor = ts.QueryCursor(lang.query)
     cursor.set_max_start_depth(0)
     for _, caps in cursor.matches(node):
         for cap, nodes in caps.items():
             if cap.startswith("definition.") and nodes[0].id == node.id and "body" in caps:
-                return caps["body"][0]
+                body = caps["body"][0]
+                return body if body.start_byte <= lo and hi <= body.end_byte else None
     return None
 
 
@@ -532,19 +533,19 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
     bodied = {(d.span.start_row, d.span.start_col, d.span.end_row, d.span.end_col)
               for d in prev.decls if d.body is not None}
     node: ts.Node | None = root.descendant_for_byte_range(lo, hi)
-    chain: list[tuple[ts.Node, ts.Node | None]] = []  # (declaration, its body), innermost first
+    chain: list[ts.Node] = []  # declarations around the edit, innermost first
     while node is not None:
         if node.type in prev.bodied_types:
             outer, lead = _extent(node, lang, prev.def_types)
             old_end = edit.unshift((outer.end_point.row, outer.end_point.column))
             if (lead.start_byte < lo and hi < outer.end_byte
                     and (lead.start_point.row, lead.start_point.column, *old_end) in bodied):
-                chain.append((node, _body_node(lang, node)))
+                chain.append(node)
         node = node.parent
-    while chain and not ((b := chain[0][1]) is not None and b.start_byte <= lo
-                         and hi <= b.end_byte):
-        chain.pop(0)  # (an edit in its header: the declaration is a member of the next)
-    kids = (chain[0][1] if chain else root).named_children  # type: ignore[union-attr]
+    body = root  # the innermost body that holds the edit (one in a declaration's header
+    while chain and (body := _body_node(lang, chain[0], lo, hi) or root) is root:
+        chain.pop(0)  # makes it a member of the next body out)
+    kids = body.named_children
     if kids:
         i, j = _touched(lang, kids, lo, hi)
         region = (min(lo, kids[i].start_byte), max(hi, kids[j].end_byte))
@@ -573,7 +574,7 @@ def update(lang: Language, prev: Outline, tree: ts.Tree, lines: LineIndex, edit:
                    for b in prev.blocks)):
         return None
     seed: tuple[Decl, ...] = ()
-    for node, _ in reversed(chain):  # outermost first, each seeded with its own parents
+    for node in reversed(chain):  # outermost first, each seeded with its own parents
         own = _extract(lang, root, lines, None, seed, node, own=True,
                        extra_types=prev.def_types)[0]
         if len(own) != 1:
