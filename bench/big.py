@@ -52,7 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import bare_parse, hwm_mib, pct, rss_mib
-from ctxls.index.scan import Ignores, walk
+from ctxls.index.walk import Ignores, walk
 from ctxls.syntax import languages
 from ctxls.syntax.outline import outline_source
 from ctxls_client import CtxClient

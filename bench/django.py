@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import bare_parse, hwm_mib, pct, rss_mib, summary
-from ctxls.index.scan import walk
+from ctxls.index.walk import walk
 from ctxls.syntax import languages
 from ctxls_client import CtxClient
 from ctxls_client.client import RpcError

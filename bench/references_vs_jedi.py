@@ -63,7 +63,7 @@ except ImportError:  # pragma: no cover - a set-up message, not a code path
     raise SystemExit("jedi is needed: .venv/bin/pip install jedi") from None
 
 from common import pct
-from ctxls.index.scan import walk
+from ctxls.index.walk import walk
 from ctxls_client import CtxClient
 
 OUT = Path(__file__).resolve().parent / "out"

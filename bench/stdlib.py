@@ -28,7 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import STDLIB, bare_parse, hwm_mib, rss_mib, summary
-from ctxls.index.scan import index_batch, walk
+from ctxls.index.scan import index_batch
+from ctxls.index.walk import walk
 from ctxls.syntax import languages
 from ctxls.syntax.document import Document
 from ctxls_client import CtxClient

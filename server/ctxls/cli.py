@@ -160,7 +160,7 @@ def _policy(args: argparse.Namespace) -> int:
     import datetime as dt
 
     from ctxls import policy as pol
-    from ctxls.index.scan import walk
+    from ctxls.index.walk import walk
 
     root = _root_for(Path(args.path), args.root)
     if args.action == "report":

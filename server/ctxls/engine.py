@@ -352,11 +352,12 @@ class Engine:
                 await work
         # (its own task: the cache's write and the search index's build do not wait for it)
         self.ahead_task = asyncio.create_task(warmup.read_ahead(self))
-        if fresh:  # the index is ready; writing the cache must not delay the answers
-            try:
+        try:  # the index is ready; writing the cache must not delay the answers
+            if fresh:
                 await loop.run_in_executor(None, ws.persist, fresh)
-            except Exception:
-                log.error("index cache not written: %s", traceback.format_exc())
+            await loop.run_in_executor(None, ws.keep_walks)
+        except Exception:
+            log.error("index cache not written: %s", traceback.format_exc())
         # (unless a search request started the build already: two builds opened the
         # same file at once, and one took the other's lock for a corrupt file)
         if ws.options.search_prebuild and (self.search_task is None or (

@@ -74,7 +74,7 @@ def main(spec: str) -> None:
     lifeline.bind()
     import watchfiles
 
-    from ctxls.index.scan import Ignores, walk
+    from ctxls.index.walk import Ignores, walk
     from ctxls.policy import POLICY_PATH
 
     args = json.loads(spec)

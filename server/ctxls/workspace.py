@@ -21,12 +21,13 @@ from ctxls.config import Options
 from ctxls.errors import CtxError, InvalidParams, OutsideWorkspace
 from ctxls.index import modules
 from ctxls.index.resolve import FileInfo, RefIndex
-from ctxls.index.scan import FileEntry, content_digest, index_file, packed, walk
+from ctxls.index.scan import FileEntry, content_digest, index_file, packed
 from ctxls.index.search import SearchIndex
 from ctxls.index.shared import SharedStore
 from ctxls.index.store import IndexStore, Store, warm
 from ctxls.index.tables import Tables
 from ctxls.index.terms import fingerprint as store_fingerprint
+from ctxls.index.walk import Walked, walk
 from ctxls.paths import Located, locate, locate_many
 from ctxls.policy import POLICY_PATH, Policy, load
 from ctxls.snapshot import DocState, Listing, Snapshot
@@ -74,6 +75,7 @@ class Workspace:
         self._indexed_versions: dict[str, int | None] = {}  # open documents in self.refs
         self._entries_shared = False  # a snapshot holds self.entries: copy before a change
         self._listing = Listing()
+        self._walked: dict[Path, Walked] = {}  # each root's listing at the scan
 
     # ---- paths -------------------------------------------------------------------------
     def locate(self, path: str | None = None, uri: str | None = None) -> Located:
@@ -264,7 +266,10 @@ class Workspace:
     def scan_plan(self) -> list[tuple[str, str]]:
         plan: list[tuple[str, str]] = []
         for root in self.roots:
-            mine = list(walk(root, self.options.exclude))
+            store, walked = self._store(root), Walked()
+            before = Walked.loads(store.walked()) if store is not None else None
+            mine = list(walk(root, self.options.exclude, before, walked))
+            self._walked[root] = walked
             modules.listed(str(root), [rel for rel, _ in mine])  # (their manifests' folders)
             plan.extend(mine)
         self.planned = len(plan)
@@ -282,7 +287,8 @@ class Workspace:
         listed: set[str] = set()
         entries = self.entries
         for root in self.roots:
-            for n, (_, abspath) in enumerate(walk(root, self.options.exclude)):
+            for n, (_, abspath) in enumerate(walk(root, self.options.exclude,
+                                                  self._walked.get(root))):
                 while n % DRIFT_STRIDE == 0 and busy():
                     time.sleep(0.005)
                 listed.add(abspath)
@@ -349,6 +355,14 @@ class Workspace:
             store = self._store(root)
             if store is not None:
                 store.save(e for e in entries if self._root_of(e.abspath) == root)
+
+    def keep_walks(self) -> None:
+        """Each root's listing at the scan, for the next start's (after ready: 0.04 s of
+        57,000 files' start)."""
+        for root, walked in self._walked.items():
+            store = self._store(root)
+            if store is not None:
+                store.keep_walked(walked.dumps())
 
     def add(self, entries: list[FileEntry]) -> None:
         own = self._own_entries()

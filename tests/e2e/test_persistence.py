@@ -34,6 +34,43 @@ async def test_restart_reads_unchanged_files_from_the_cache(workspace: Path,
         assert any(s["path"] == "billing/checkout.py" for s in refs["references"])
 
 
+async def test_a_restart_lists_again_the_folders_changed_while_it_was_down(
+        workspace: Path, tmp_path: Path) -> None:
+    """A restart takes the folders whose times are those its last walk recorded from that
+    record (times aged here, so none is too recent to trust); a folder that gained, lost
+    or renamed a file is listed again."""
+    past = 1_600_000_000_000_000_000
+    for folder in [workspace, *(p for p in workspace.rglob("*") if p.is_dir())]:
+        os.utime(folder, ns=(past, past))
+    cache = tmp_path / "cache"
+    async with await _start(workspace, cache) as ctx:
+        cold = await ctx.status()
+        await ctx.request("ctx/status", {"wait": True})
+    for _ in range(100):  # (the record is written after ready)
+        if (await asyncio.to_thread(_walked, cold.cache)):
+            break
+        await asyncio.sleep(0.05)
+    (workspace / "billing" / "refunds.py").write_text("def refund_all():\n    return 0\n")
+    (workspace / "auth" / "tokens.py").rename(workspace / "auth" / "tokens2.py")
+    for folder in (workspace / "billing", workspace / "auth"):  # (old, yet not as recorded)
+        os.utime(folder, ns=(past + 10**10, past + 10**10))
+    async with await _start(workspace, cache) as ctx:
+        warm = await ctx.status()
+        assert warm.files == cold.files + 1
+        assert (await ctx.read_symbol("billing/refunds.py", "refund_all")).kind == "function"
+        assert (await ctx.read_symbol("auth/tokens2.py", "refresh_token")).kind == "function"
+        listed = await ctx.request("workspace/symbol", {"query": "refresh_token"})
+        names = {Path(h["location"]["uri"]).name for h in listed}
+        assert "tokens2.py" in names and "tokens.py" not in names
+
+
+def _walked(db: str | None) -> bool:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db or "")) as con:
+        return con.execute("SELECT count(*) FROM walked").fetchone()[0] > 0
+
+
 async def test_a_corrupt_cache_is_rebuilt_not_trusted(workspace: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     async with await _start(workspace, cache) as ctx:

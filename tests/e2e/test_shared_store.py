@@ -94,7 +94,7 @@ async def answers(client: CtxClient, probes: list[tuple[str, dict[str, Any]]]) -
 
 
 def language_files(root: Path) -> set[str]:
-    from ctxls.index.scan import walk
+    from ctxls.index.walk import walk
     from ctxls.syntax import languages
 
     return {rel for rel, _ in walk(root) if languages.name_for(rel) is not None}

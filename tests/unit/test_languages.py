@@ -5,6 +5,7 @@ resolve and what travels with a declaration, and incremental outlines after lite
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -408,3 +409,9 @@ def test_test_globs_match_as_fnmatch_does_for_every_language(path: str) -> None:
         file_name = path.rsplit("/", 1)[-1]
         assert bool(pattern and pattern.match(file_name)) == any(
             fnmatch.fnmatchcase(file_name, g) for g in made), (name, path)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="ab./Xç", max_size=12))
+def test_a_paths_suffix_is_what_splitext_gives(path: str) -> None:
+    assert languages.suffix(path) == posixpath.splitext(path)[1].lower()

@@ -317,7 +317,7 @@ def test_manifests_from_the_scan_s_listing_are_those_a_walk_finds(tmp_path: Path
     """Module systems find package.json / tsconfig.json / Cargo.toml files among the files
     the scan listed, in the order a walk visits them, instead of walking the tree again."""
     from ctxls.index import modules
-    from ctxls.index.scan import walk
+    from ctxls.index.walk import walk
 
     for rel in ("package.json", "a/package.json", "a/b/tsconfig.json", "a/b/package.json",
                 "b/package.json", "ab/package.json", "node_modules/x/package.json",

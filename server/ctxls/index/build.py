@@ -28,8 +28,9 @@ from ctxls.index import git
 from ctxls.index import pgstore as pg
 from ctxls.index import terms as tm
 from ctxls.index.chunks import chunk_file
-from ctxls.index.scan import SNIFF, content_digest, index_file, walk
+from ctxls.index.scan import SNIFF, content_digest, index_file
 from ctxls.index.terms import fingerprint as store_fingerprint
+from ctxls.index.walk import walk
 from ctxls.paths import read_inside
 from ctxls.syntax import languages
 from ctxls.syntax.skeleton import split_lines

@@ -143,6 +143,8 @@ class Store:
                 db = sqlite3.connect(self.path, check_same_thread=False)
                 db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
                 db.execute(f"CREATE TABLE IF NOT EXISTS files ({FILES})")
+                db.execute("CREATE TABLE IF NOT EXISTS walked (root INTEGER PRIMARY KEY, "
+                           "record BLOB NOT NULL)")
                 row = db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
                 if row is None or row[0] != self.fingerprint:
                     db.execute("DROP TABLE files")  # perhaps of another schema
@@ -191,6 +193,20 @@ class Store:
                 db.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
         except (sqlite3.DatabaseError, OSError) as exc:
             log.warning("index cache not updated (%s)", exc)
+
+    def walked(self) -> bytes | None:
+        """The record of the last walk of the root (``walk.Walked``), if kept."""
+        with contextlib.suppress(sqlite3.Error):
+            row = self.db.execute("SELECT record FROM walked WHERE root = 0").fetchone()
+            return row[0] if row is not None else None
+        return None
+
+    def keep_walked(self, record: bytes) -> None:
+        try:
+            with self._current() as db:
+                db.execute("INSERT OR REPLACE INTO walked VALUES (0, ?)", (record,))
+        except (sqlite3.DatabaseError, OSError) as exc:
+            log.warning("index cache not written (%s)", exc)
 
     def close(self) -> None:
         self.db.close()
