@@ -134,3 +134,29 @@ async def test_a_link_out_of_the_workspace_is_refused_by_every_reader(
         with pytest.raises(RpcError) as caught:
             await started.request(method, params)
         assert caught.value.code == -32003 and CANARY not in caught.value.message
+
+
+async def test_a_listed_file_swapped_for_a_link_out_is_not_read_by_its_key(
+        started: CtxClient, outside: Path) -> None:
+    """Files the index lists are found by their keys without resolving them again; a file
+    replaced by a link out of the workspace after the scan is still refused when a window
+    or a search for uses reads it."""
+    checkout = started.root / "billing" / "checkout.py"
+    outside.write_text(outside.read_text() + checkout.read_text())  # (still a caller)
+    checkout.unlink()
+    os.symlink(outside, checkout)
+    for method, params in [
+            ("ctx/references", {"path": "billing/pricing.py", "name": "compute_line_total"}),
+            ("ctx/construct", {"path": "billing/pricing.py",
+                               "target": {"symbol": "compute_line_total"}}),
+            ("textDocument/references", {
+                "textDocument": {"uri": (started.root / "billing" / "pricing.py").as_uri()},
+                "position": {"line": 0, "character": 0},
+                "context": {"includeDeclaration": True}})]:
+        try:
+            got = await started.request(method, params)
+        except RpcError as err:
+            assert CANARY not in err.message
+            continue
+        assert CANARY not in json.dumps(got), method
+    assert (await started.status()).files > 0
