@@ -226,7 +226,12 @@ def _module_test(snap: Snapshot, v: View, importers: list[str]) -> tuple[View, D
              if getattr(snap.entry(key), "language", None) == lang]
     found += [(key, "imports it") for key in importers if key not in dict(found)]
     module_names = {d.name for d in v.outline.decls if not d.parents}
+    # (read whole only where a name may be: a Java package's hundred test files all
+    # import the module, and few name it)
+    needles = [n.encode() for n in module_names]
     for key, why in found:
+        if not snap.mentions(key, needles):
+            continue
         try:
             tv = snap.view_at(key)
         except CtxError:
