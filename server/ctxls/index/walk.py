@@ -208,9 +208,13 @@ def walk(root: Path, extra_excludes: list[str] | None = None, before: Walked | N
     if record is not None:
         record.excludes, record.began_ns = excludes, time.time_ns()
 
-    def enter(folder: str, rel: str, trust: bool
-              ) -> tuple[str, Iterator[Any], bool, bool] | None:
-        """(rel, its entries, an ignore spec pushed, its subfolders' records trusted)."""
+    # A folder on the stack: (rel, its entries, an ignore spec pushed, its subfolders'
+    # records trusted, and for a folder listed now: what it keeps so far, its record's
+    # identity and ignore file). Taken from the record, its entries are the kept names (a
+    # folder's ending in "/"); listed now, directory entries decided one by one.
+    Frame = tuple[str, Iterator[Any], bool, bool, "list[str] | None", Any, Any]
+
+    def enter(folder: str, rel: str, trust: bool) -> Frame | None:
         try:
             st = os.stat(folder)
         except OSError:
@@ -225,7 +229,7 @@ def walk(root: Path, extra_excludes: list[str] | None = None, before: Walked | N
                     return None
                 if ignore is not None:
                     specs.append((rel, _Lazy(os.path.join(folder, ".gitignore"), root)))
-                return rel, iter(was[1]), ignore is not None, True
+                return rel, iter(was[1]), ignore is not None, True, None, None, None
         try:
             items = sorted(os.scandir(folder), key=_NAME)
         except OSError:
@@ -246,47 +250,46 @@ def walk(root: Path, extra_excludes: list[str] | None = None, before: Walked | N
                 pass
         if trust and was is not None and was[2] != ignore:
             trust = False  # its ignore file changed: every decision below it may
-        kept: list[str] = []  # (recorded once the folder is done: a walk left off is not)
-        return rel, _listed(items, rel, kept, ident, ignore), pushed, trust
-
-    def _listed(items: list[os.DirEntry[str]], rel: str, kept: list[str],
-                ident: tuple[int, int, int, int], ignore: tuple[int, ...] | None
-                ) -> Iterator[str]:
-        """The folder's entries the rules keep, recorded as they are decided."""
-        for item in items:
-            child = f"{rel}/{item.name}" if rel else item.name
-            try:
-                if item.is_symlink():
-                    continue  # never follow links out of (or around) the workspace
-                if item.is_dir():
-                    if item.name not in ALWAYS_SKIP and not _ignored(specs, child, True, extra):
-                        kept.append(item.name + "/")
-                        yield kept[-1]
-                elif item.is_file() and not _ignored(specs, child, False, extra):
-                    kept.append(item.name)
-                    yield item.name
-            except OSError:
-                continue
-        found[rel] = (ident, tuple(kept), ignore)
+        return rel, iter(items), pushed, trust, [], ident, ignore
 
     base = str(root)
     top = enter(base, "", True)
     stack = [top] if top is not None else []
     while stack:
-        rel, items, pushed, trust = stack[-1]
-        name = next(items, None)
-        if name is None:
+        rel, items, pushed, trust, kept, ident, ignore = stack[-1]
+        item = next(items, None)
+        if item is None:
             stack.pop()
             if pushed:
                 specs.pop()
+            if kept is not None:  # (recorded once done: a walk left off records nothing)
+                found[rel] = (ident, tuple(kept), ignore)
             continue
-        if name.endswith("/"):
-            child = f"{rel}/{name[:-1]}" if rel else name[:-1]
+        if kept is None:  # a name from the record
+            name, is_dir = (item[:-1], True) if item.endswith("/") else (item, False)
+            child = f"{rel}/{name}" if rel else name
+        else:
+            name = item.name
+            child = f"{rel}/{name}" if rel else name
+            try:
+                if item.is_symlink():
+                    continue  # never follow links out of (or around) the workspace
+                is_dir = item.is_dir()
+                if is_dir:
+                    if name in ALWAYS_SKIP or _ignored(specs, child, True, extra):
+                        continue
+                    kept.append(name + "/")
+                elif item.is_file() and not _ignored(specs, child, False, extra):
+                    kept.append(name)
+                else:
+                    continue
+            except OSError:
+                continue
+        if is_dir:
             frame = enter(f"{base}/{child}", child, trust)
             if frame is not None:
                 stack.append(frame)
         else:
-            child = f"{rel}/{name}" if rel else name
             yield child, f"{base}/{child}"
 
 
