@@ -211,3 +211,17 @@ def test_a_walk_from_a_record_finds_what_a_fresh_walk_finds(
                 here):
             here.rename(there / f"moved{i}")
     assert list(walk(root, None, record)) == list(walk(root))
+
+
+def test_a_record_another_walk_wrote_or_garbage_is_not_trusted(tmp_path: Path) -> None:
+    import marshal
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    record = Walked()
+    list(walk(tmp_path, None, None, record))
+    assert Walked.loads(record.dumps()) is not None
+    code = marshal.loads(record.dumps())[0]
+    for blob in (b"", b"garbage", marshal.dumps(("other code", (), 0, {})),
+                 marshal.dumps((code, (), 0, ["not", "a", "dict"])),
+                 marshal.dumps((code, (), 0))):
+        assert Walked.loads(blob) is None

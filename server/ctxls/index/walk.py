@@ -144,7 +144,10 @@ class Walked:
             code, excludes, began, folders = marshal.loads(blob)
         except (EOFError, ValueError, TypeError):
             return None
-        return Walked(tuple(excludes), began, folders) if code == _code_digest() else None
+        if code != _code_digest() or not isinstance(folders, dict) \
+                or not isinstance(began, int) or not isinstance(excludes, tuple):
+            return None
+        return Walked(excludes, began, folders)
 
 
 # A folder's record: its (device, inode, mtime, ctime); its kept entries in the walk's order
