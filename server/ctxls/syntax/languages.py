@@ -326,7 +326,7 @@ def load_errors() -> dict[str, str]:
 def reload() -> None:
     """Forget every loaded language and error, so the next call reads ``grammars_dir()``
     again (tests point ``CTXLS_GRAMMARS`` at a folder of their own)."""
-    for cached in (_spec, _folders, _generic_table, _generic, module_system,
+    for cached in (_spec, _folders, _generic_table, _generic, _module_system_of,
                    module_system_named):
         cached.cache_clear()
     _loaded.clear()
@@ -443,9 +443,14 @@ def module_system_named(language: str) -> str | None:
                  if k.spec.name == language and k.has_refs), None)
 
 
-@lru_cache(maxsize=1 << 16)
 def module_system(path: str) -> str | None:
     """The module system that names the file's modules, for languages with reference
     tables; from the TOML file, without compiling anything."""
-    known = _folders().get(suffix(path))
+    return _module_system_of(suffix(path))
+
+
+@cache
+def _module_system_of(ext: str) -> str | None:
+    """(By extension: kept by path, each of a start's 57,000 paths missed once and stayed.)"""
+    known = _folders().get(ext)
     return known.spec.module_system if known is not None and known.has_refs else None
