@@ -214,3 +214,36 @@ def test_a_restored_files_payload_is_read_when_first_needed(tmp_path: Path) -> N
     f.unlink()  # and a file gone too: the tables of no text, until it is listed again
     gone = hits[0].tables
     assert gone is not None and gone.outline.decls == ()
+
+
+def test_restored_payloads_are_read_together(tmp_path: Path) -> None:
+    """A warm start reads no payload; ``prefetch`` reads many in a query per 500 files,
+    each equal to what reading it alone gives, and a row changed since (another digest)
+    or gone is read as a single read would read it: from disk."""
+    from ctxls.index.store import MANY
+    from ctxls.index.tables import prefetch
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    n = MANY + 40
+    for i in range(n):
+        (root / f"m{i}.py").write_text(f"import os\n\ndef f{i}(x):\n    return os.sep + x\n")
+    plan = [(f"m{i}.py", str(root / f"m{i}.py")) for i in range(n)]
+    store = Store(tmp_path / "cache", root)
+    store.save([index_file(rel, a, 1 << 20) for rel, a in plan])
+    alone = [t.payload() for t in (e.tables for e in warm(plan, store.load(False), 1 << 20,
+                                                            store)[0]) if t is not None]
+    hits, _ = warm(plan, store.load(False), 1 << 20, store)
+    store.db.execute("UPDATE files SET digest = 'other', payload = x'00' WHERE path = 'm3.py'")
+    store.db.execute("DELETE FROM files WHERE path = 'm4.py'")
+    store.db.commit()
+    selects: list[str] = []
+    store.db.set_trace_callback(lambda sql: selects.append(sql) if "IN (" in sql else None)
+    tables = [e.tables for e in hits if e.tables is not None]
+    prefetch(tables)
+    assert len(selects) == 2  # (540 files: two queries)
+    assert [t._source for t in tables] == [None] * n  # every payload read
+    assert [t.payload() for t in tables] == alone
+    assert [d.name for d in tables[3].outline.decls] == ["f3"]
+    prefetch(tables)  # (nothing left to read)
+    assert len(selects) == 2

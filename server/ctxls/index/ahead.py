@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from ctxls.index.refindex import FileInfo, RefIndex
+from ctxls.index.tables import prefetch
 from ctxls.snapshot import Snapshot, stem_of
 from ctxls.syntax.languages import is_test_path
 
@@ -60,9 +61,12 @@ def read_ahead(snap: Snapshot, limit: int,
         fact()
     # Every window looks for its target's tests among the test files that name its module,
     # by what each one's imports name; few of them are among the most named files.
-    for n, info in enumerate(i for i in refs.files.values() if is_test_path(i.path)):
-        if n % TEST_STRIDE == 0 and not pause():
-            return None
+    tests = [i for i in refs.files.values() if is_test_path(i.path)]
+    for n, info in enumerate(tests):
+        if n % TEST_STRIDE == 0:
+            if not pause():
+                return None
+            prefetch(t.tables for t in tests[n : n + TEST_STRIDE])
         refs.imported_modules(info)
     if not pause():  # (the choice reads every file's name: 57,000 on a large tree)
         return None

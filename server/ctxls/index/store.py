@@ -25,7 +25,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -102,7 +102,7 @@ class Store:
 
     def restore(self, root: Path, plan: list[tuple[str, str]], max_bytes: int
                 ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
-        return warm(plan, self.load(payloads=False), max_bytes, self.fetch)
+        return warm(plan, self.load(payloads=False), max_bytes, self)
 
     def fetch(self, rel: str, abspath: str, digest: str) -> bytes:
         """A restored file's payload, read when a request first needs its tables. When the
@@ -124,6 +124,22 @@ class Store:
             entry = index_bytes(rel, abspath, b"", 0, 1, keep_data=False)
         assert entry.tables is not None
         return entry.tables.payload()
+
+    def fetch_many(self, wanted: list[Fetch]) -> list[bytes]:
+        """The payloads of many restored files, a few hundred rows a query (a window's test
+        discovery reads the imports of every test file naming the module: 700 single-row
+        queries on mypy after a warm restart, 80 ms); a row gone or changed since is read
+        as ``fetch`` reads it."""
+        found: dict[str, tuple[str, bytes]] = {}
+        with contextlib.suppress(sqlite3.Error):
+            db = self._current()
+            for i in range(0, len(wanted), MANY):
+                part = [f.rel for f in wanted[i : i + MANY]]
+                found.update((path, (digest, payload)) for path, digest, payload in db.execute(
+                    "SELECT path, digest, payload FROM files WHERE path IN "
+                    f"({','.join('?' * len(part))})", part))
+        return [row[1] if (row := found.get(f.rel)) is not None and row[0] == f.digest
+                else f() for f in wanted]
 
     def _current(self) -> sqlite3.Connection:
         """The connection, opened again when the file was deleted or replaced under it
@@ -231,9 +247,24 @@ class Row(NamedTuple):
     payload: bytes | None
 
 
+MANY = 500  # rows a query of ``fetch_many`` asks for (SQLite takes 32,766 parameters)
+
+
+class Fetch:
+    """Where a restored file's payload is: read when first needed (``Tables._bytes``), or
+    together with other files' (``tables.prefetch`` -> ``Store.fetch_many``)."""
+
+    __slots__ = ("abspath", "digest", "rel", "store")
+
+    def __init__(self, store: Store, rel: str, abspath: str, digest: str) -> None:
+        self.store, self.rel, self.abspath, self.digest = store, rel, abspath, digest
+
+    def __call__(self) -> bytes:
+        return self.store.fetch(self.rel, self.abspath, self.digest)
+
+
 def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
-         fetch: Callable[[str, str, str], bytes] | None = None
-         ) -> tuple[list[FileEntry], list[tuple[str, str]]]:
+         store: Store | None = None) -> tuple[list[FileEntry], list[tuple[str, str]]]:
     """(entries restored from the cache, files still to index): hashes decide, and an
     unchanged (size, mtime) that is not racy stands for an unchanged hash. (Rows and
     stats unpacked once: a warm start runs this for 57,000 files.)"""
@@ -277,6 +308,6 @@ def warm(plan: list[tuple[str, str]], cached: dict[str, Row], max_bytes: int,
                               mtime_ns=mtime, digest=digest, status="ok",
                               non_utf8=bool(non_utf8), data=None,
                               tables=Tables(payload, names, errors, source=None
-                                            if fetch is None or payload is not None
-                                            else functools.partial(fetch, rel, abspath, digest))))
+                                            if store is None or payload is not None
+                                            else Fetch(store, rel, abspath, digest))))
     return hits, misses

@@ -330,8 +330,12 @@ class Tables:
     def _bytes(self) -> bytes:
         payload = self._payload
         if payload is None:
-            assert self._source is not None
-            payload = self._payload = self._source()
+            source = self._source
+            if source is None:  # (read meanwhile by another thread, or a prefetch)
+                payload = self._payload
+                assert payload is not None
+                return payload
+            payload = self._payload = source()
             self._source = None
         return payload
 
@@ -341,3 +345,21 @@ class Tables:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Tables, (self.payload(), self.names, self.errors))
+
+
+def prefetch(tables: Iterable[Tables]) -> None:
+    """Read together the payloads of those of ``tables`` not read yet, when their source
+    can (a restored file's, ``store.Fetch``: one query for a few hundred files, not one
+    each)."""
+    groups: dict[int, tuple[Any, list[tuple[Tables, Any]]]] = {}
+    for t in tables:
+        source = t._source  # (once: another thread may read the payload meanwhile)
+        store = getattr(source, "store", None)
+        if t._payload is None and store is not None and hasattr(store, "fetch_many"):
+            groups.setdefault(id(store), (store, []))[1].append((t, source))
+    for store, todo in groups.values():
+        payloads = store.fetch_many([source for _, source in todo])
+        for (t, _), payload in zip(todo, payloads, strict=True):
+            if t._payload is None:
+                t._payload = payload
+            t._source = None
