@@ -265,3 +265,32 @@ def test_a_file_without_an_outline_is_a_window_of_lines(ws: Workspace,
     assert got.target == "notes.txt:1"
     assert [e.relation for e in got.items] == ["target"]
     assert "without dependencies, call sites or tests" in got.notes[-1]
+
+
+def test_the_modules_own_test_is_looked_for_only_where_its_names_are(
+        ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test calls `vat`: the window shows the module's own test, the first test file
+    importing the module whose tests name its declarations; a test file that imports it
+    and names none of them is not read whole (a Java package's hundred test files all
+    import their module)."""
+    from ctxls.snapshot import Snapshot
+
+    files = {"shop/tax.py": "RATE = 20\n\n\ndef vat(x):\n    return x * RATE / 100\n",
+             "tests/test_a.py": "from shop import tax\n\n\ndef test_a():\n    assert tax\n",
+             "tests/test_b.py": "from shop import tax\n\n\ndef test_b():\n"
+                                "    assert tax.RATE > 0\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
+    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in files], 1 << 20))
+    read: list[str] = []
+    real = Snapshot._read_view
+
+    def reading(self: Snapshot, loc: object, keep: object) -> object:
+        read.append(loc.path)  # type: ignore[attr-defined]
+        return real(self, loc, keep)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Snapshot, "_read_view", reading)
+    got = gather(ws, "shop/tax.py", "vat")
+    own = item(got, "module-test")
+    assert (own.path, own.symbol) == ("tests/test_b.py", "test_b")
+    assert "tests/test_b.py" in read and "tests/test_a.py" not in read

@@ -61,6 +61,12 @@ def _spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
         return pathspec.GitIgnoreSpec.from_lines(good)
 
 
+def _read_spec(path: str, root: str | Path) -> pathspec.GitIgnoreSpec:
+    """An ignore file's patterns; OSError when it cannot be read (a link out of the
+    workspace is not read)."""
+    return _spec(read_inside(path, root).decode("utf-8", errors="replace").splitlines())
+
+
 class Ignores:
     """The walk's rules asked one path at a time (for the file watcher): a path is skipped
     when a folder above it is, or the nearest ``.gitignore`` files or the excludes say so."""
@@ -81,8 +87,8 @@ class Ignores:
     def _folder_spec(self, folder: str) -> pathspec.GitIgnoreSpec | None:
         if folder not in self._specs:
             try:
-                text = read_inside(os.path.join(self.root, folder, ".gitignore"), self.root)
-                self._specs[folder] = _spec(text.decode("utf-8", errors="replace").splitlines())
+                self._specs[folder] = _read_spec(
+                    os.path.join(self.root, folder, ".gitignore"), self.root)
             except OSError:
                 self._specs[folder] = None
         return self._specs[folder]
@@ -185,11 +191,10 @@ class _Lazy:
 
     def check_file(self, file: str) -> Any:
         if self.spec is None:
-            try:  # (a link out of the workspace is not read)
-                text = read_inside(self.path, self.root).decode("utf-8", errors="replace")
+            try:
+                self.spec = _read_spec(self.path, self.root)
             except OSError:
-                text = ""
-            self.spec = _spec(text.splitlines())
+                self.spec = _spec([])
         return self.spec.check_file(file)
 
 
@@ -246,8 +251,7 @@ def walk(root: Path, extra_excludes: list[str] | None = None, before: Walked | N
             try:  # (a link out of the workspace is not read)
                 path = os.path.join(folder, ".gitignore")
                 ignore = _file_ident(path)
-                text = read_inside(path, root)
-                specs.append((rel, _spec(text.decode("utf-8", errors="replace").splitlines())))
+                specs.append((rel, _read_spec(path, root)))
                 pushed = True
             except OSError:
                 pass
