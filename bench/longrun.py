@@ -14,7 +14,7 @@ The server keeps its index and search index on disk (a fresh cacheDir), as it do
 default; ``--no-persist`` keeps nothing on disk, and the search index in memory.
 
 Usage: python bench/longrun.py CORPUS [--requests 20000] [--seed 19] [--edit-every 10]
-       [--open-files 8] [--no-persist]
+       [--open-files 8] [--no-persist] [--methods ctx/construct,ctx/search]
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ from ctxls_client import CtxClient
 from ctxls_client.client import RpcError
 
 TARGET_RATIO = 1.2
+METHODS = ["ctx/skeleton", "ctx/readSymbol", "ctx/references", "textDocument/references",
+           "textDocument/documentSymbol", "ctx/construct", "ctx/search"]
 
 
 def rss_mib(pid: int) -> float:
@@ -118,9 +120,7 @@ async def run(args: argparse.Namespace) -> None:
                     ctx.notify("textDocument/didClose",
                                {"textDocument": {"uri": (root / gone).as_uri()}})
                 continue
-            method = rng.choice(["ctx/skeleton", "ctx/readSymbol", "ctx/references",
-                                 "textDocument/references", "textDocument/documentSymbol",
-                                 "ctx/construct", "ctx/search"])
+            method = rng.choice(args.methods)
             params: dict[str, object] = {
                 "ctx/skeleton": {"path": path},
                 "ctx/readSymbol": {"path": path, "name": qual, "line": row + 1},
@@ -156,6 +156,8 @@ def main() -> None:
     ap.add_argument("corpus")
     ap.add_argument("--requests", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=19)
+    ap.add_argument("--methods", type=lambda s: s.split(","), default=METHODS,
+                    help="comma-separated methods to mix (default: all seven)")
     ap.add_argument("--edit-every", type=int, default=10)
     ap.add_argument("--no-persist", dest="persist", action="store_false",
                     help="no cache on disk (the search index then lives in memory)")
