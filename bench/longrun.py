@@ -163,7 +163,11 @@ def main() -> None:
                     help="no cache on disk (the search index then lives in memory)")
     ap.add_argument("--open-files", type=int, default=8,
                     help="documents kept open at once (the oldest is closed)")
-    asyncio.run(run(ap.parse_args()))
+    args = ap.parse_args()
+    unknown = sorted(set(args.methods) - set(METHODS))
+    if unknown:
+        ap.error(f"--methods: unknown {', '.join(unknown)} (known: {', '.join(METHODS)})")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":
