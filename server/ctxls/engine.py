@@ -278,6 +278,7 @@ class Engine:
         counting: asyncio.Future[object] | None = None
         compiling: asyncio.Future[None] | None = None
         plan: list[tuple[str, str]] = []
+        pooled = False
         try:
             if ws.shared is not None:  # (beside the listing)
                 ws.shared.prefetching = True
@@ -302,8 +303,13 @@ class Engine:
             # beside a parse on this process too: the first window after a cold scan of
             # 250 files waited 0.3 s for it, against 0.2 s more before ready; and so do
             # the requests' converters (a first window built its own: 11 of jsoup's 68 ms).
-            if self._pooled(misses):
-                counting, compiling = self._warm_up(plan)
+            # The queries only a change or an edit reads wait for ready: compiled beside
+            # the workers they held the GIL the pool's feeder thread needed to hand them
+            # their next batch, and took a core from them (zod's 490 files: 0.6 s of
+            # compiles in a 1.8 s scan).
+            pooled = self._pooled(misses)
+            if pooled:
+                counting, compiling = self._warm_up(plan, later=())
             elif misses:
                 steps: list[Callable[[], object]] = [
                     *self._converters(), *warmup.globs(plan),
@@ -351,7 +357,7 @@ class Engine:
             with contextlib.suppress(Exception):  # (a bad encoding is the requests' to report)
                 await work
         # (its own task: the cache's write and the search index's build do not wait for it)
-        self.ahead_task = asyncio.create_task(warmup.read_ahead(self))
+        self.ahead_task = asyncio.create_task(self._behind_ready(plan if pooled else None))
         try:  # the index is ready; writing the cache must not delay the answers
             if fresh:
                 await loop.run_in_executor(None, ws.persist, fresh)
@@ -364,12 +370,21 @@ class Engine:
                 self.search_task.done() and not self.search_done.is_set())):
             self.search_task = asyncio.create_task(self._build_search())
 
-    def _warm_up(self, plan: list[tuple[str, str]], counting: asyncio.Future[object] | None = None
+    async def _behind_ready(self, later: list[tuple[str, str]] | None) -> None:
+        """The read-ahead, then the queries the warm-up left for later (``later``: the
+        plan of a scan that parsed in worker processes)."""
+        await warmup.read_ahead(self)
+        if later is not None:
+            await warmup.compile_later(self, later)
+
+    def _warm_up(self, plan: list[tuple[str, str]], counting: asyncio.Future[object] | None = None,
+                 later: tuple[str, ...] = warmup.EDITS_READ
                  ) -> tuple[asyncio.Future[object], asyncio.Future[None]]:
         loop, ws = asyncio.get_running_loop(), self.ws
         return (counting or loop.run_in_executor(None, tokenizer, ws.options.encoding),
                 loop.run_in_executor(None, warmup.load_languages, plan,
-                                     [str(r) for r in ws.roots], self.busy, self._converters()))
+                                     [str(r) for r in ws.roots], self.busy, self._converters(),
+                                     later))
 
     def _converters(self) -> list[Callable[[], object]]:
         """Steps that build each request's params and result converters (cattrs writes one

@@ -54,38 +54,68 @@ class Rehearsing(Protocol):
     def rehearse(self, result: object) -> None: ...
 
 
+EDITS_READ = ("refs", "scan", "outline")  # the queries only a change or an edit reads
+
+
 def load_languages(plan: list[tuple[str, str]], roots: list[str],
                    busy: Callable[[], bool] = lambda: False,
-                   then: list[Callable[[], object]] | None = None) -> None:
+                   then: list[Callable[[], object]] | None = None,
+                   later: tuple[str, ...] = EDITS_READ) -> None:
     """Compile the queries of every language the plan has a file of, and let their module
     systems read what they read once per root (a monorepo's package.json files). The
     languages with most files first; the queries requests read before those only a change
-    or an edit reads; one at a time, none while a request is answered (a query compiles
-    in C, holding the GIL up to 0.2 s; a request compiles what it needs itself). Then the
-    steps ``then`` (the requests' converters)."""
-    counts: Counter[str] = Counter(os.path.splitext(rel)[1].lower() for rel, _ in plan)
-    langs: dict[str, languages.Language] = {}
-    systems: set[str] = set()
-    for ext, _ in counts.most_common():
-        pause(busy)
-        lang = languages.for_path(f"x{ext}")
-        if lang is not None:
-            langs.setdefault(lang.name, lang)
-            system = languages.module_system(f"x{ext}")
-            if system is not None:
-                systems.add(system)
+    or an edit reads (``later``: none, while worker processes parse); one at a time, none
+    while a request is answered (a query compiles in C, holding the GIL up to 0.2 s; a
+    request compiles what it needs itself). Then the steps ``then`` (the requests'
+    converters)."""
+    langs = _languages(plan, busy)
+    systems = {s for s in map(languages.module_system_named, langs) if s is not None}
     steps: list[Callable[[], object]] = [functools.partial(lang.compiled, "top")
                                          for lang in langs.values()]
     steps += [functools.partial(modules.named(system).prepare, f"{root}/")
               for system in sorted(systems) for root in roots]
     steps += [functools.partial(lang.compiled, name)
-              for lang in langs.values() for name in ("refs", "scan", "outline")]
+              for lang in langs.values() for name in later]
     steps += globs(plan)
     steps += then or []
     for step in steps:
         pause(busy)
         with contextlib.suppress(Exception):  # (a request meets the same error later)
             step()
+
+
+async def compile_later(eng: Engine, plan: list[tuple[str, str]]) -> None:
+    """The queries ``load_languages`` left for later (a change or an edit compiles what
+    it needs itself meanwhile): after the read-ahead, each only while no request is being
+    answered or was a moment ago (a compile holds the GIL up to 0.15 s, and a request
+    that arrives during one waits for it); a stopping server ends it at its next step."""
+    quiet = functools.partial(pause, functools.partial(eng.busy, strict=True))
+
+    def go() -> bool:
+        return quiet() and not eng.stop_watching.is_set()
+
+    def steps() -> None:
+        for lang in _languages(plan, lambda: False).values():
+            for name in EDITS_READ:
+                if not go():
+                    return
+                with contextlib.suppress(Exception):  # (a change meets the same error)
+                    lang.compiled(name)
+
+    await asyncio.get_running_loop().run_in_executor(None, steps)
+
+
+def _languages(plan: list[tuple[str, str]], busy: Callable[[], bool]
+               ) -> dict[str, languages.Language]:
+    """The plan's languages, those with most files first."""
+    counts: Counter[str] = Counter(os.path.splitext(rel)[1].lower() for rel, _ in plan)
+    langs: dict[str, languages.Language] = {}
+    for ext, _ in counts.most_common():
+        pause(busy)
+        lang = languages.for_path(f"x{ext}")
+        if lang is not None:
+            langs.setdefault(lang.name, lang)
+    return langs
 
 
 def globs(plan: list[tuple[str, str]]) -> list[Callable[[], object]]:

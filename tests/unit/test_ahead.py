@@ -247,3 +247,75 @@ def test_a_server_rehearses_windows_behind_ready_and_a_request_cancels_one(
     # (the window under way when the request came was told to stop: whether it stopped
     # before its end depends on where it was; the rest were rehearsed after the answer)
     assert cancelled and len(everything) >= 2 + 49
+
+
+def test_a_scan_in_worker_processes_leaves_the_queries_edits_read_for_after_ready(
+        tmp_path: Path) -> None:
+    """While worker processes parse, the server compiles only what the first requests read:
+    the queries only a change or an edit reads (references, the scan's, the outline's)
+    would hold the GIL the pool's feeder needs and take a core from the workers. They are
+    compiled once the read-ahead is done."""
+    import asyncio
+
+    from ctxls import engine as engine_mod
+    from ctxls.config import Options
+    from ctxls.syntax import languages
+
+    for i in range(engine_mod.POOL_THRESHOLD + 20):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}(x):\n    return g(x)\n")
+
+    async def run() -> tuple[set[str], set[str]]:
+        languages.reload()
+        eng = engine_mod.Engine()
+        eng.open([tmp_path], Options(scan_processes=2, persist=False))
+        eng.start(watch=False)
+        assert await eng.index_ready(timeout=120)
+        python = languages.for_path("x.py")
+        assert python is not None
+        at_ready = {name for name, q in python._compiled.items() if q is not None}
+        while eng.ahead_task is None:
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(eng.ahead_task, 60)
+        after = {name for name, q in python._compiled.items() if q is not None}
+        await eng.stop()
+        return at_ready, after
+
+    at_ready, after = asyncio.run(run())
+    assert not at_ready & {"refs", "scan", "outline"}
+    assert {"top", "refs", "scan", "outline"} <= after
+
+
+def test_the_queries_left_for_later_wait_for_quiet_and_end_with_the_server() -> None:
+    """``compile_later`` compiles nothing while requests are answered, and nothing once the
+    server is stopping."""
+    import asyncio
+    import threading
+    import time
+
+    from ctxls import warmup
+    from ctxls.syntax import languages
+
+    class Server:
+        def __init__(self) -> None:
+            self.stop_watching = threading.Event()
+            self.answering_until = time.monotonic() + 0.3
+
+        def busy(self, strict: bool = False) -> bool:
+            return time.monotonic() < self.answering_until
+
+    plan = [("a.py", "/a.py"), ("b.go", "/b.go")]
+    languages.reload()
+    stopped = Server()
+    stopped.stop_watching.set()
+    asyncio.run(warmup.compile_later(stopped, plan))  # type: ignore[arg-type]
+    assert languages._loaded and all(not lang._compiled for lang in languages._loaded.values()
+                                     if lang is not None)
+
+    languages.reload()
+    server = Server()
+    began = time.monotonic()
+    asyncio.run(warmup.compile_later(server, plan))  # type: ignore[arg-type]
+    python, go = languages.for_path("x.py"), languages.for_path("x.go")
+    assert python is not None and go is not None
+    assert set(python._compiled) == set(go._compiled) == set(warmup.EDITS_READ)
+    assert time.monotonic() - began >= 0.3  # (it waited for the requests)

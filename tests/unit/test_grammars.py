@@ -248,6 +248,28 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
                      "go:refs", "go:scan", "go:outline", "converters"]
 
 
+def test_the_warm_up_beside_worker_processes_compiles_only_what_requests_read(
+        grammars: Path) -> None:
+    """``later=()`` (while the scan's workers parse): the top-level queries, then the
+    converters; the queries only a change or an edit reads are left."""
+    from ctxls.warmup import load_languages as _load_languages
+
+    languages.reload()
+    plan = [("a.go", "/a.go"), ("b.py", "/b.py"), ("c.py", "/c.py")]
+    order: list[str] = []
+    real = languages.Language.compiled
+
+    def compiled(self: languages.Language, name: str) -> ts.Query | None:
+        order.append(f"{self.name}:{name}")
+        return real(self, name)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(languages.Language, "compiled", compiled)
+        _load_languages(plan, [], lambda: False, [lambda: order.append("converters")],
+                        later=())
+    assert order == ["python:top", "go:top", "converters"]
+
+
 # ---- include -------------------------------------------------------------------------
 
 def test_an_include_puts_its_patterns_first(grammars: Path) -> None:
