@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,6 +216,23 @@ def test_whether_a_file_is_a_test_is_known_without_compiling(grammars: Path) -> 
     assert lang is not None and lang.is_test_file("pkg/tests/test_money.py")
 
 
+WARM_PLAN = [("a.go", "/a.go"), ("b.py", "/b.py"), ("c.py", "/c.py")]
+
+
+@contextlib.contextmanager
+def _compiles_recorded(order: list[str]) -> Iterator[None]:
+    """Each query compiled meanwhile, as `language:query`, appended to ``order``."""
+    real = languages.Language.compiled
+
+    def compiled(self: languages.Language, name: str) -> ts.Query | None:
+        order.append(f"{self.name}:{name}")
+        return real(self, name)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(languages.Language, "compiled", compiled)
+        yield
+
+
 def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path) -> None:
     """The queries compiled behind the ready signal wait while requests are answered (a
     query compiles holding the GIL), and the languages with most files go first."""
@@ -225,18 +243,10 @@ def test_the_warm_up_compiles_nothing_while_a_request_is_answered(grammars: Path
     languages.reload()
     answering = threading.Event()
     answering.set()
-    plan = [("a.go", "/a.go"), ("b.py", "/b.py"), ("c.py", "/c.py")]
     order: list[str] = []
-    real = languages.Language.compiled
-
-    def compiled(self: languages.Language, name: str) -> ts.Query | None:
-        order.append(f"{self.name}:{name}")
-        return real(self, name)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(languages.Language, "compiled", compiled)
+    with _compiles_recorded(order):
         worker = threading.Thread(target=_load_languages, args=(
-            plan, [], answering.is_set, [lambda: order.append("converters")]))
+            WARM_PLAN, [], answering.is_set, [lambda: order.append("converters")]))
         worker.start()
         worker.join(0.3)
         assert worker.is_alive() and order == []
@@ -255,17 +265,9 @@ def test_the_warm_up_beside_worker_processes_compiles_only_what_requests_read(
     from ctxls.warmup import load_languages as _load_languages
 
     languages.reload()
-    plan = [("a.go", "/a.go"), ("b.py", "/b.py"), ("c.py", "/c.py")]
     order: list[str] = []
-    real = languages.Language.compiled
-
-    def compiled(self: languages.Language, name: str) -> ts.Query | None:
-        order.append(f"{self.name}:{name}")
-        return real(self, name)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(languages.Language, "compiled", compiled)
-        _load_languages(plan, [], lambda: False, [lambda: order.append("converters")],
+    with _compiles_recorded(order):
+        _load_languages(WARM_PLAN, [], lambda: False, [lambda: order.append("converters")],
                         later=())
     assert order == ["python:top", "go:top", "converters"]
 
