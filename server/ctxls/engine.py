@@ -303,13 +303,15 @@ class Engine:
             # beside a parse on this process too: the first window after a cold scan of
             # 250 files waited 0.3 s for it, against 0.2 s more before ready; and so do
             # the requests' converters (a first window built its own: 11 of jsoup's 68 ms).
-            # The queries only a change or an edit reads wait for ready: compiled beside
-            # the workers they held the GIL the pool's feeder thread needed to hand them
-            # their next batch, and took a core from them (zod's 490 files: 0.6 s of
-            # compiles in a 1.8 s scan).
+            # The scan's combined query, which only a change on disk indexed on this
+            # process reads, waits for ready: compiled beside the workers it held the GIL
+            # the pool's feeder thread needed to hand them their next batch, and took a
+            # core from them (TypeScript's 0.11 s, TSX's as much). What an edit reads is
+            # compiled now: later, an edit in the first second after ready waited for it
+            # (zod's first edit and window at once 17 -> 165 ms).
             pooled = self._pooled(misses)
             if pooled:
-                counting, compiling = self._warm_up(plan, later=())
+                counting, compiling = self._warm_up(plan, later=warmup.EDIT_NEEDS)
             elif misses:
                 steps: list[Callable[[], object]] = [
                     *self._converters(), *warmup.globs(plan),

@@ -55,6 +55,7 @@ class Rehearsing(Protocol):
 
 
 EDITS_READ = ("refs", "scan", "outline")  # the queries only a change or an edit reads
+EDIT_NEEDS = ("refs", "outline")  # an open document's edit (the rest: a change on disk)
 
 
 def load_languages(plan: list[tuple[str, str]], roots: list[str],
@@ -85,8 +86,8 @@ def load_languages(plan: list[tuple[str, str]], roots: list[str],
 
 
 async def compile_later(eng: Engine, plan: list[tuple[str, str]]) -> None:
-    """The queries ``load_languages`` left for later (a change or an edit compiles what
-    it needs itself meanwhile): after the read-ahead, each only while no request is being
+    """The queries ``load_languages`` left for later (a change on disk indexed on this
+    process compiles what it needs itself meanwhile), each only while no request is being
     answered or was a moment ago (a compile holds the GIL up to 0.15 s, and a request
     that arrives during one waits for it); a stopping server ends it at its next step."""
     quiet = functools.partial(pause, functools.partial(eng.busy, strict=True))
