@@ -319,3 +319,26 @@ def test_the_queries_left_for_later_wait_for_quiet_and_end_with_the_server() -> 
     assert python is not None and go is not None
     assert set(python._compiled) == set(go._compiled) == set(warmup.EDITS_READ)
     assert time.monotonic() - began >= 0.3  # (it waited for the requests)
+
+
+def test_a_pooled_scan_batches_each_language_apart_in_path_order() -> None:
+    """A worker compiles the scan query of every language it meets: a language of few
+    files gets batches of its own (so one worker compiles it), each in path order; a scan
+    on this process keeps the listing's order."""
+    from ctxls import engine as engine_mod
+    from ctxls.syntax import languages
+
+    names = [f"src/m{i:03}.{'tsx' if i % 9 == 0 else 'js' if i % 31 == 0 else 'ts'}"
+             for i in range(200)]
+    files = [(n, f"/w/{n}") for n in names]
+    batches = engine_mod.scan_batches(files, by_language=True)
+    assert sorted(f for b in batches for f in b) == sorted(files)
+    assert all(len(b) <= engine_mod.BATCH for b in batches)
+    assert all(len({languages.name_for(rel) for rel, _ in b}) == 1 for b in batches)
+    for lang in ("typescript", "tsx", "javascript"):  # each in the listing's order
+        mine = [f for b in batches for f in b if languages.name_for(f[0]) == lang]
+        assert mine == [f for f in files if languages.name_for(f[0]) == lang]
+    tsx = [b for b in batches if languages.name_for(b[0][0]) == "tsx"]
+    assert len(tsx) == 1 and len(tsx[0]) == 23  # (one batch: one worker compiles TSX)
+    assert engine_mod.scan_batches(files, by_language=False) == [
+        files[i : i + engine_mod.BATCH] for i in range(0, len(files), engine_mod.BATCH)]
