@@ -64,11 +64,11 @@ def load_languages(plan: list[tuple[str, str]], roots: list[str],
                    later: tuple[str, ...] = EDITS_READ) -> None:
     """Compile the queries of every language the plan has a file of, and let their module
     systems read what they read once per root (a monorepo's package.json files). The
-    languages with most files first; the queries requests read before those only a change
-    or an edit reads (``later``: none, while worker processes parse); one at a time, none
-    while a request is answered (a query compiles in C, holding the GIL up to 0.2 s; a
-    request compiles what it needs itself). Then the steps ``then`` (the requests'
-    converters)."""
+    languages with most files first; the queries requests read before ``later``, those
+    only a change or an edit reads (while worker processes parse, only an edit's: the
+    scan's own query would hold the GIL their feeder needs); one at a time, none while a
+    request is answered (a query compiles in C, holding the GIL up to 0.2 s; a request
+    compiles what it needs itself). Then the steps ``then`` (the requests' converters)."""
     langs = _languages(plan, busy)
     systems = {s for s in map(languages.module_system_named, langs) if s is not None}
     steps: list[Callable[[], object]] = [functools.partial(lang.compiled, "top")
