@@ -575,14 +575,15 @@ def scan_batches(files: list[tuple[str, str]], by_language: bool
     """``files`` in batches of ``BATCH``; ``by_language``, each language's files in batches
     of their own, in path order: a worker process compiles the scan query of every
     language it meets (TypeScript's and TSX's 0.11 s each), so a language of few files is
-    compiled by one worker rather than by each (zod, vuejs/core, TanStack/query: 7-11%
-    of the scan)."""
-    groups: dict[str | None, list[tuple[str, str]]] = {}
+    compiled by one worker rather than by each (zod and vuejs/core: 0.1-0.2 s of a 2 s
+    scan)."""
+    groups = [files]
     if by_language:
+        by_name: dict[str | None, list[tuple[str, str]]] = {}
         for f in files:
-            groups.setdefault(languages.name_for(f[0]), []).append(f)
-    return [group[i : i + BATCH] for group in (groups.values() if by_language else [files])
-            for i in range(0, len(group), BATCH)]
+            by_name.setdefault(languages.name_for(f[0]), []).append(f)
+        groups = list(by_name.values())
+    return [group[i : i + BATCH] for group in groups for i in range(0, len(group), BATCH)]
 
 
 def _stop_workers(pool: Executor) -> None:

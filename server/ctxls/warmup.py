@@ -10,7 +10,6 @@ import contextlib
 import functools
 import gc
 import logging
-import os
 import time
 import traceback
 from collections import Counter
@@ -109,7 +108,7 @@ async def compile_later(eng: Engine, plan: list[tuple[str, str]]) -> None:
 def _languages(plan: list[tuple[str, str]], busy: Callable[[], bool]
                ) -> dict[str, languages.Language]:
     """The plan's languages, those with most files first."""
-    counts: Counter[str] = Counter(os.path.splitext(rel)[1].lower() for rel, _ in plan)
+    counts: Counter[str] = Counter(map(languages.suffix, (rel for rel, _ in plan)))
     langs: dict[str, languages.Language] = {}
     for ext, _ in counts.most_common():
         pause(busy)
@@ -122,7 +121,7 @@ def _languages(plan: list[tuple[str, str]], busy: Callable[[], bool]
 def globs(plan: list[tuple[str, str]]) -> list[Callable[[], object]]:
     """Steps that compile each language's test and generated-file globs (the first window
     asks them of hundreds of files)."""
-    exts = {os.path.splitext(rel)[1].lower() for rel, _ in plan}
+    exts = {languages.suffix(rel) for rel, _ in plan}
     return [functools.partial(languages.warm_globs, f"x{ext}") for ext in sorted(exts)]
 
 
