@@ -840,3 +840,64 @@ def test_c_tests_are_found_by_the_header_they_include() -> None:
     found = {h.path for h in find_tests(index, "/ws/billing/__init__.py", add, _is_test)
              if h.evidence.startswith("imports")}
     assert found == {"billing/test_star.py"}
+
+
+def test_a_java_or_csharp_import_binds_names_in_its_own_file_alone() -> None:
+    """`using Deep;` in a file of namespace Mid brings Deep's classes into that file only:
+    a file using Mid does not see them through it; a Java class imported into package p1 is
+    not importable from p1. Python's `from m import *` and `from m import x` re-export."""
+    csharp = _workspace({
+        "Deep/Foo.cs": b"namespace Deep;\n\npublic class Foo { }\n",
+        "Mid/B.cs": b"using Deep;\n\nnamespace Mid;\n\npublic class B { Foo f; }\n",
+        "App/Use.cs": b"using Mid;\n\nnamespace App;\n\nclass Use { Foo f; B b; }\n",
+    })
+    use, mid = csharp.files["/ws/App/Use.cs"], csharp.files["/ws/Mid/B.cs"]
+    assert csharp.export(use, "Foo") is None
+    assert [f[0].path for f in (csharp.export(use, "B"), csharp.export(mid, "Foo")) if f] == [
+        "Mid/B.cs", "Deep/Foo.cs"]
+    java = _workspace({
+        "src/main/java/p2/Foo.java": b"package p2;\n\npublic class Foo {\n}\n",
+        "src/main/java/p1/B.java": b"package p1;\n\nimport p2.Foo;\n\nclass B {\n}\n",
+        "src/main/java/app/App.java": (b"package app;\n\nimport p1.Foo;\n\n"
+                                       b"class App {\n    Foo f;\n}\n"),
+    })
+    assert java.export(java.files["/ws/src/main/java/app/App.java"], "Foo") is None
+    python = _workspace({"base.py": b"class Foo:\n    pass\n", "mid.py": b"from base import *\n",
+                         "top.py": b"from mid import *\n", "one.py": b"from mid import Foo\n"})
+    for path in ("top.py", "one.py"):
+        found = python.export(python.files[f"/ws/{path}"], "Foo")
+        assert found is not None and found[0].path == "base.py", path
+
+
+def test_a_modules_files_are_in_path_order_however_they_were_filed() -> None:
+    """A pooled scan files its batches as they finish: the first file of a C# namespace (what
+    an import of it shows) was another from one scan to the next."""
+    files = {f"Lib/{name}.cs": f"namespace Lib;\n\npublic class {name} {{ }}\n".encode()
+             for name in ("Zeta", "Alpha", "Mid")}
+    files["App/Use.cs"] = b"using Lib;\n\nnamespace App;\n\nclass Use { Alpha a; }\n"
+    firsts = set()
+    for order in (list(files), list(reversed(files))):
+        index = _workspace({path: files[path] for path in order})
+        assert index.modules["Lib"] == sorted(index.modules["Lib"]), order
+        found = index.module_file("Lib", index.files["/ws/App/Use.cs"])
+        assert found is not None
+        firsts.add(found.path)
+    assert firsts == {"Lib/Alpha.cs"}
+
+
+def test_a_csharp_name_no_file_declares_is_sought_in_no_namespace() -> None:
+    """Where class names are global, a name no file declares is no class: the namespaces
+    the file uses are not searched for it (a C# window asks this of every member it reads:
+    jellyfin's `LibraryController` searched 40 usings for each)."""
+    index = _workspace({
+        "Lib/Money.cs": b"namespace Lib;\n\npublic class Money { public int Value; }\n",
+        "App/Use.cs": b"using Lib;\n\nnamespace App;\n\nclass Use { Money m; }\n",
+    })
+    use = index.files["/ws/App/Use.cs"]
+    asked: list[str] = []
+    tops = index.tops
+    index.tops = lambda info: asked.append(info.path) or tops(info)  # type: ignore[method-assign]
+    assert index.class_named(use, "_logger") is None
+    assert asked == []
+    found = index.class_named(use, "Money")
+    assert found is not None and found[0].path == "Lib/Money.cs" and asked

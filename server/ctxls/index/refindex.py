@@ -9,6 +9,7 @@ system (``index/modules/``), chosen by its language's ``module_system``.
 from __future__ import annotations
 
 import re
+from bisect import insort
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
@@ -173,13 +174,17 @@ class RefIndex:
             self._listed += 1
         self.files[key] = info
         system = _system(info.path)
+        # Lists in key order, however the files came (a pooled scan's batches as they end):
+        # a module's first file is what an import of it shows, so was another each scan
         for mod in system.module_names(info.path):
-            self._members_of(mod).append(key)
+            insort(self._members_of(mod), key)
         for mod, _ in system.rooted_names(info.path):
-            self._members_of(mod, "rooted").append(key)
-        declared = _global_names(info, system)
+            insort(self._members_of(mod, "rooted"), key)
+        # where names are global, each file's are filed (``Globals`` decodes only those)
+        declared = info.tables.head_names().declared if (
+            system.global_functions or system.global_classes) else ()
         for name in declared:
-            self._members_of(name, "declared_by").append(key)
+            insort(self._members_of(name, "declared_by"), key)
         if declared:  # (what a removal takes out: the old payload may be gone by then)
             self._declared[key] = declared
         names = info.tables.names.split("\n") if info.tables.names else ()
@@ -262,8 +267,8 @@ class RefIndex:
         keys = self.modules.get(module)
         if keys:
             if len(keys) > 1 and like is not None:  # a top-level `store.py` and `store.ts`
-                system = _system(like.path)
-                keys = [k for k in keys if _system(k) is system] or keys
+                system = _system(like.path)  # (its first: a namespace has hundreds)
+                return self.files.get(next((k for k in keys if _system(k) is system), keys[0]))
             return self.files.get(keys[0])
         if module not in self.rooted:
             return None
@@ -354,9 +359,9 @@ class RefIndex:
                 return member, d
         if prototype is not None:
             return prototype
-        if hops >= MAX_HOPS:
-            return None
         system = _system(info.path)
+        if hops >= MAX_HOPS or (hops and not system.reexports):
+            return None
         if name == DEFAULT and system.default_exports:  # `export default View`
             named = next((b.type for b in info.refs.bindings if b.name == DEFAULT), None)
             return self.export(info, named, hops + 1) if named else None
@@ -441,6 +446,9 @@ class RefIndex:
                 for member, d in tops.get(f"{scope}.{expr}", ()):
                     if member is info and d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
                         return info, d
+        system = _system(info.path)  # (no file declares it: no namespace used to search)
+        if system.global_classes and "." not in expr and expr not in self.declared_by:
+            return None
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
             src = self.module_of(info, mod)
@@ -450,7 +458,7 @@ class RefIndex:
             found = self.export(info, expr)
         if found is not None and found[1].kind in CLASS_KINDS:
             return found
-        if _system(info.path).global_classes:  # any file may define it
+        if system.global_classes:  # any file may define it
             return self.global_class(expr)
         return None
 
@@ -584,15 +592,6 @@ class RefIndex:
                 found = self.class_named(info, base, cls)
                 if found is not None:
                     yield from self.ancestors(found[0], found[1], hops + 1)
-
-
-def _global_names(info: FileInfo, system: ModuleSystem | None = None) -> tuple[str, ...]:
-    """The names ``declared_by`` files ``info`` under: those it declares, where its module
-    system makes names global; none elsewhere."""
-    system = system or _system(info.path)
-    if not (system.global_functions or system.global_classes):
-        return ()
-    return info.tables.head_names().declared
 
 
 def module_names(path: str) -> list[str]:

@@ -53,6 +53,13 @@ class ModuleSystem:
     # Another module's top-level names are reachable only through an import of it (or of
     # a module re-exporting them): a file importing nothing that leads there cannot use one.
     imports_only: ClassVar[bool] = False
+    # What a module imports it also exports (Python's `from m import x`, C's includes,
+    # `export * from`): a name sought in a module reached through an import follows that
+    # module's own imports too. Not where an import binds names in its own file alone
+    # (Java's `import p.*`, C#'s `using`): following them there found nothing the
+    # language allows, and a C# window followed the usings of namespace after namespace
+    # (jellyfin's `LibraryController`: 26,000 lookups, 0.6 s).
+    reexports: ClassVar[bool] = True
     # A module has a default export, which a default import (and CommonJS `require`) binds.
     default_exports: ClassVar[bool] = False
     # Objects whose members are the module's own top-level names (CommonJS `exports.f = ...`).

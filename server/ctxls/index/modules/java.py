@@ -14,6 +14,7 @@ SOURCE_ROOTS = ("java", "kotlin")
 @register("java")
 class JavaPackages(ModuleSystem):
     spans_files = True
+    reexports = False
 
     def module_name(self, path: str) -> str | None:
         folder = posixpath.dirname(path)

@@ -14,6 +14,7 @@ from ctxls.index.modules import ModuleSystem, register
 class Namespaces(ModuleSystem):
     spans_files = True
     global_classes = True
+    reexports = False
 
     def module_name(self, path: str) -> str | None:
         return posixpath.dirname(path).replace("/", ".") or "."
