@@ -901,3 +901,39 @@ def test_a_csharp_name_no_file_declares_is_sought_in_no_namespace() -> None:
     assert asked == []
     found = index.class_named(use, "Money")
     assert found is not None and found[0].path == "Lib/Money.cs" and asked
+
+
+def test_the_name_at_a_position_is_found_as_a_scan_of_the_whole_file_finds_it() -> None:
+    """``definition`` finds the declaration or call at a position from per-row tables (a
+    window asks it of every call in its body): at every call and every declaration's name
+    of every fixture file, the same declaration, call and enclosing declaration as
+    scanning all of the file's for the first one there."""
+    from ctxls.index import derived
+    from ctxls.index.resolve import definition
+    from ctxls.syntax.symbols import at_row
+    from tests.unit.test_tops import FIXTURES
+    from tests.unit.test_tops import _workspace as fixture_workspace
+
+    asked = 0
+    for lang_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
+        index = fixture_workspace(lang_dir).refs
+        for info in index.files.values():
+            if info.tables.refs is None:
+                continue
+            names, calls = derived.by_row(info.outline, info.refs)
+            for row, col in ([(c.row, c.end_col) for c in info.refs.calls]
+                             + [(d.name_span.start_row, d.name_span.start_col)
+                                for d in info.outline.decls]):
+                decl = next((d for d in info.outline.decls if d.name_span.start_row == row
+                             and d.name_span.start_col <= col <= d.name_span.end_col), None)
+                call = next((c for c in info.refs.calls
+                             if c.row == row and c.col <= col <= c.end_col), None)
+                assert decl == next((d for d in names.get(row, ()) if d.name_span.start_col
+                                     <= col <= d.name_span.end_col), None), (info.path, row)
+                assert call == next((c for c in calls.get(row, ())
+                                     if c.col <= col <= c.end_col), None), (info.path, row)
+                assert index.at_row(info, row) == at_row(info.outline, row), (info.path, row)
+                if decl is not None:
+                    assert definition(index, info, row, col) == (info, decl)
+                asked += 1
+    assert asked > 1000

@@ -3,7 +3,7 @@ decoded (``Tables.derived``): what a search asks of a file again and again, row 
 
 from __future__ import annotations
 
-from ctxls.index.refs import Binding, Refs
+from ctxls.index.refs import Binding, Call, Refs
 from ctxls.syntax.outline import Decl, Outline
 
 # Kinds of a name that make it a type of its own: a receiver spelled so is not another
@@ -31,6 +31,20 @@ def rows(outline: Outline, refs: Refs | None) -> list[Decl | None]:
         for r in range(d.span.start_row, min(d.span.last_row, len(rows) - 1) + 1):
             rows[r] = d
     return rows
+
+
+def by_row(outline: Outline, refs: Refs | None
+           ) -> tuple[dict[int, list[Decl]], dict[int, list[Call]]]:
+    """The declarations whose name starts on each row, and the calls on each row, in file
+    order: what the name at a position means is asked of every call of a window's body
+    (a 3,000-line Kotlin test class: each found by scanning the whole file, 0.5 s)."""
+    names: dict[int, list[Decl]] = {}
+    for d in outline.decls:
+        names.setdefault(d.name_span.start_row, []).append(d)
+    calls: dict[int, list[Call]] = {}
+    for c in refs.calls if refs is not None else ():
+        calls.setdefault(c.row, []).append(c)
+    return names, calls
 
 
 def bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Binding]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ctxls.index import spelling
+from ctxls.index import derived, spelling
 from ctxls.index.globals import CLASS_KINDS, PATH_SEP
 from ctxls.index.reach import aliases, may_reach, may_use, nearest, same_system
 from ctxls.index.refindex import MAX_HOPS
@@ -25,7 +25,6 @@ from ctxls.index.refindex import module_name as module_name
 from ctxls.index.refs import Binding, Call
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
-from ctxls.syntax.symbols import at_row
 
 SELF_NAMES = frozenset({"self", "cls"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
@@ -488,19 +487,18 @@ def definition(index: RefIndex, info: FileInfo, row: int, col: int,
     Calls, imports and declarations are in the reference tables; any other name (a
     constant in an expression, a type in an annotation, ``mod.CONST``) is read from
     ``line``, the row's text, when the caller has checked it is code, not a string."""
-    for d in info.outline.decls:
-        s = d.name_span
-        if s.start_row == row and s.start_col <= col <= s.end_col:
+    names, calls = info.tables.derived("by_row", derived.by_row)
+    for d in names.get(row, ()):
+        if d.name_span.start_col <= col <= d.name_span.end_col:
             return info, d  # on a declaration's own name
-    call = next((c for c in info.refs.calls if c.row == row and c.col <= col <= c.end_col),
-                None)
+    call = next((c for c in calls.get(row, ()) if c.col <= col <= c.end_col), None)
     if call is None:
         imp = next((i for i in info.refs.imports if i.row == row and i.name and i.name != "*"),
                    None)
         if imp is not None:
             return index.imported(info, imp)
         return _named(index, info, row, col, line) if line is not None else None
-    around = at_row(info.outline, call.row)
+    around = index.at_row(info, call.row)
     if call.obj is None:
         return _bare(index, info, call.name)
     return _member(index, info, call, around)
@@ -535,7 +533,7 @@ def _named(index: RefIndex, info: FileInfo, row: int, col: int,
     if before.endswith((".", "::")) and not before.endswith("..."):  # `...xs` spreads
         return None  # an attribute of a call or an index: its type is not known here
     *prefix, last = parts
-    around = at_row(info.outline, row)
+    around = index.at_row(info, row)
     if prefix:
         return _member(index, info, Call(row, col, col, last, ".".join(prefix)), around)
     binding = _binding(index, info, last, row)
