@@ -937,3 +937,26 @@ def test_the_name_at_a_position_is_found_as_a_scan_of_the_whole_file_finds_it() 
                     assert definition(index, info, row, col) == (info, decl)
                 asked += 1
     assert asked > 1000
+
+
+def test_a_c_name_no_file_declares_at_its_top_is_sought_through_no_include() -> None:
+    """A C call of `free` or a use of an enum's member: no file declares it at its top, so
+    it is no function any include could bring, and no include is followed for it (git's
+    `send_pack` window followed every header's includes, six deep, for each: 1.2 s)."""
+    index = _workspace({
+        "deep.h": (b"enum status { STATUS_OK, STATUS_NONE };\n"
+                   b"struct pack { int (*close)(void); };\n"
+                   b"int deep_helper(int x);\n"),
+        "mid.h": b"#include \"deep.h\"\n\nint mid_helper(int x);\n",
+        "send.c": (b"#include \"mid.h\"\n\nint send(struct pack *p) {\n"
+                   b"    free(p);\n    p->close();\n    return deep_helper(STATUS_OK);\n}\n"),
+    })
+    send = index.files["/ws/send.c"]
+    asked: list[str] = []
+    tops = index.tops
+    index.tops = lambda info: asked.append(info.path) or tops(info)  # type: ignore[method-assign]
+    for name in ("free", "STATUS_OK", "close"):
+        assert index.export(send, name) is None
+    assert asked == []
+    found = index.export(send, "deep_helper")
+    assert found is not None and found[0].path == "deep.h" and "mid.h" in asked

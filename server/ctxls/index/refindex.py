@@ -174,15 +174,16 @@ class RefIndex:
             self._listed += 1
         self.files[key] = info
         system = _system(info.path)
-        # Lists in key order, however the files came (a pooled scan's batches as they end):
-        # a module's first file is what an import of it shows, so was another each scan
+        # Lists in key order, however files came (a pooled scan's batches as they end): the
+        # first file of a module is what an import of it shows
         for mod in system.module_names(info.path):
             insort(self._members_of(mod), key)
         for mod, _ in system.rooted_names(info.path):
             insort(self._members_of(mod, "rooted"), key)
-        # where names are global, each file's are filed (``Globals`` decodes only those)
-        declared = info.tables.head_names().declared if (
-            system.global_functions or system.global_classes) else ()
+        # where names are global, what a file declares (a Ruby class nests in a module), or
+        # only at its top where only functions are (no C struct's field): ``Globals``
+        head = info.tables.head_names() if system.global_names else None
+        declared = () if head is None else head.declared if system.global_classes else head.tops
         for name in declared:
             insort(self._members_of(name, "declared_by"), key)
         if declared:  # (what a removal takes out: the old payload may be gone by then)
@@ -348,6 +349,9 @@ class RefIndex:
                                lambda: self._export(info, name, hops))
 
     def _export(self, info: FileInfo, name: str, hops: int) -> tuple[FileInfo, Decl] | None:
+        system = _system(info.path)
+        if system.global_names and PATH_SEP.split(name)[-1] not in self.declared_by:
+            return None  # no file declares it (a libc call sought through git's includes)
         prototype: tuple[FileInfo, Decl] | None = None
         for member, d in self.tops(info).get(name, ()):
             if prototype is not None and member is prototype[0]:
@@ -359,7 +363,6 @@ class RefIndex:
                 return member, d
         if prototype is not None:
             return prototype
-        system = _system(info.path)
         if hops >= MAX_HOPS or (hops and not system.reexports):
             return None
         if name == DEFAULT and system.default_exports:  # `export default View`
@@ -446,9 +449,7 @@ class RefIndex:
                 for member, d in tops.get(f"{scope}.{expr}", ()):
                     if member is info and d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
                         return info, d
-        system = _system(info.path)  # (no file declares it: no namespace used to search)
-        if system.global_classes and "." not in expr and expr not in self.declared_by:
-            return None
+        system = _system(info.path)
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
             src = self.module_of(info, mod)

@@ -71,6 +71,11 @@ class ModuleSystem:
     # folder that is none (``proj/trunk/pkg/``) is imported from below that folder.
     package_files: ClassVar[tuple[str, ...]] = ()
 
+    @property
+    def global_names(self) -> bool:
+        """Whether a name may mean a declaration of any file (``global_*``)."""
+        return self.global_functions or self.global_classes
+
     def read_once(self, cache: dict[str, V], root: str, read: Callable[[], V]) -> V:
         """``read()`` for ``root``, kept in ``cache``, computed once: a request and the
         ``prepare`` thread asking together read the manifests once, the later waiting for
