@@ -351,3 +351,45 @@ def test_a_pointer_whose_survivor_is_demoted_shows_its_own_lines() -> None:
     assert any(s.step == "restore" for s in out.steps)
     roomy = budget.fit(order.place(items), 24_000, None, count, frozenset())
     assert {p.item.id: p for p in roomy.window}["E2"].pointer_to == "E1"
+
+
+def test_a_text_has_at_least_a_token_per_line_with_words_on_it() -> None:
+    """``budget.floor`` against the tokenizer itself, on every module of the standard
+    library as it is and shown with line numbers, and on texts made to cross lines with
+    whitespace, punctuation, slashes and form feeds."""
+    import sysconfig
+    from pathlib import Path
+
+    texts = ["a\n\n\n b", "});\n//x\n", "x \x0c y\n\r\n  \n\t1\n", "'s\n't", "\n" * 5, ""]
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:120]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        texts += [text, "".join(f"{i:>5} | {line}\n" for i, line in enumerate(text.split("\n")))]
+    for text in texts:
+        assert budget.floor(text) <= count(text), text[:60]
+    assert budget.floor("a\n  \n b\n") == 2 and budget.floor("") == 0
+
+
+def test_a_rendering_with_more_lines_than_the_room_has_tokens_is_passed_over_uncounted(
+        ) -> None:
+    """A target shown whole from a 17,000-line file was counted before the ladder moved on
+    (75 ms); its lines alone say it cannot fit: the step down says what it saved at
+    least, and the rendering kept is counted exactly."""
+    body = [f"    value_{i} = compute(value_{i - 1})" for i in range(1, 3000)]
+    whole = numbered(0, ["def f():", *body])
+    target = Placed(ev("target", "changed_entity", source="05", symbol="f", renderings={
+        "verbatim": whole, "signature": numbered(0, ["def f():"])}), "verbatim")
+    counted: list[int] = []
+
+    def counting(text: str) -> int:
+        counted.append(len(text))
+        return count(text)
+
+    steps: list[budget.Step] = []
+    kept = budget._fit_item(target, 2000, counting, frozenset(), steps,
+                            lambda p: counting(budget.compose(p)) + 1)
+    assert kept is not None and kept.rendering == "signature"
+    assert max(counted) < len(whole.text) // 10  # (the whole one never counted)
+    (step,) = steps
+    least = budget.floor(budget.compose(target))
+    assert "at least" in step.detail and step.tokens == count(budget.compose(kept)) + 1 - least
+    assert step.tokens > -(count(budget.compose(target)) + 1)  # (a saving not overstated)
