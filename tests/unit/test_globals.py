@@ -98,3 +98,22 @@ def test_a_removal_takes_out_what_was_filed_though_the_old_payload_now_reads_oth
     index.put(FileInfo(old.key, old.path, again.tables))
     assert index.declared_by["Old"] == [old.key]
     assert len(index._globals().get("class", "Old")) == 1
+
+
+def test_a_class_lookup_decodes_only_the_files_declaring_a_class_of_that_name(
+        tmp_path: Path) -> None:
+    """Where class names are global, thirty C# files declaring a property `Value` are
+    passed over from their payload's head when `Value` is sought as a class: only the
+    class's own file is decoded (AutoMapper: 109 files decoded for it)."""
+    for i in range(30):
+        (tmp_path / f"M{i}.cs").write_text(
+            f"namespace App;\n\npublic class Holder{i} {{ public int Value {{ get; set; }} }}\n")
+    (tmp_path / "Value.cs").write_text("namespace App;\n\npublic class Value { }\n")
+    index = _workspace(tmp_path).refs
+    for info in index.files.values():
+        info.tables.release(encode_first=True)
+    assert len(index.declared_by["Value"]) == 31
+    (found,) = index._globals().get("class", "Value")
+    assert found[0].path == "Value.cs" and found[1].kind == "class"
+    assert [f.path for f in index.files.values() if f.tables.decoded] == ["Value.cs"]
+    assert len(index._globals().get("def", "Value")) == 0  # (a property is no method)

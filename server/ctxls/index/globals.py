@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from typing import Generic, Literal, Protocol, TypeVar
 
 from ctxls.index.modules import ModuleSystem
+from ctxls.index.tables import CLASS_KINDS as CLASS_KINDS
 from ctxls.index.tables import Tables
 from ctxls.syntax.outline import Decl, Outline
 
 PATH_SEP = re.compile(r"[.]|::")  # between a qualified name's parts
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "type", "enum", "object"})
 
 
 class File(Protocol):
@@ -78,9 +78,11 @@ class Globals(Generic[F]):
     def _find(self, kind: Kind, name: str, wanted: str) -> list[tuple[F, Decl]]:
         index = self.index
         found: list[tuple[F, Decl]] = []
-        for k in dict.fromkeys(index.declared_by.get(PATH_SEP.split(name)[-1], ())):
+        last = PATH_SEP.split(name)[-1]
+        for k in dict.fromkeys(index.declared_by.get(last, ())):
             f = index.files.get(k)
-            if f is None:
+            if f is None or (kind == "class" and not f.tables.decoded
+                             and last not in f.tables.head_names().types):
                 continue
             system = index.module_system(f)
             if kind in ("decl", "fn"):
