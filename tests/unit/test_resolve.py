@@ -960,3 +960,24 @@ def test_a_c_name_no_file_declares_at_its_top_is_sought_through_no_include() -> 
     assert asked == []
     found = index.export(send, "deep_helper")
     assert found is not None and found[0].path == "deep.h" and "mid.h" in asked
+
+
+def test_a_cpp_member_is_found_by_its_qualified_name_though_c_files_top_names_only() -> None:
+    """C and C++ file only their top-level names as global (a class's method is no
+    function the linker joins), so a dotted name's last part may be filed nowhere and still
+    be a class's member: `store.Cache.get` and `store.Cache.Entry` are found through the
+    include, not answered None for want of a filed `get`."""
+    index = _workspace({
+        "cache.hpp": (b"namespace store {\nclass Cache {\n public:\n  int get(int k);\n"
+                      b"  struct Entry { int v; };\n};\n}\n"),
+        "cache.cpp": (b"#include \"cache.hpp\"\n\nnamespace store {\n"
+                      b"int Cache::get(int k) { return k; }\n}\n"),
+        "use.cpp": (b"#include \"cache.hpp\"\n\nint run() {\n  store::Cache c;\n"
+                    b"  return c.get(1);\n}\n"),
+    })
+    use = index.files["/ws/use.cpp"]
+    assert "get" not in index.declared_by and "Entry" not in index.declared_by
+    found = {name: index.export(use, name) for name in ("store.Cache.get", "store.Cache.Entry")}
+    assert {n: (f[0].path, f[1].kind) for n, f in found.items() if f} == {
+        "store.Cache.get": ("cache.cpp", "method"), "store.Cache.Entry": ("cache.hpp", "struct")}
+    assert index.export(use, "get") is None  # (undotted: no top-level `get` anywhere)

@@ -174,14 +174,12 @@ class RefIndex:
             self._listed += 1
         self.files[key] = info
         system = _system(info.path)
-        # Lists in key order, however files came (a pooled scan's batches as they end): the
-        # first file of a module is what an import of it shows
+        # (lists in key order: a module's first file is what an import of it shows)
         for mod in system.module_names(info.path):
             insort(self._members_of(mod), key)
         for mod, _ in system.rooted_names(info.path):
             insort(self._members_of(mod, "rooted"), key)
-        # where names are global, what a file declares (a Ruby class nests in a module), or
-        # only at its top where only functions are (no C struct's field): ``Globals``
+        # global names: all (a Ruby class nests in a module), or C's top ones (no field)
         head = info.tables.head_names() if system.global_names else None
         declared = () if head is None else head.declared if system.global_classes else head.tops
         for name in declared:
@@ -350,7 +348,9 @@ class RefIndex:
 
     def _export(self, info: FileInfo, name: str, hops: int) -> tuple[FileInfo, Decl] | None:
         system = _system(info.path)
-        if system.global_names and PATH_SEP.split(name)[-1] not in self.declared_by:
+        parts = PATH_SEP.split(name)  # (C files top names alone: not a class's `A.f`)
+        if system.global_names and parts[-1] not in self.declared_by and (
+                system.global_classes or len(parts) == 1):
             return None  # no file declares it (a libc call sought through git's includes)
         prototype: tuple[FileInfo, Decl] | None = None
         for member, d in self.tops(info).get(name, ()):
