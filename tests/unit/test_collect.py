@@ -294,3 +294,28 @@ def test_the_modules_own_test_is_looked_for_only_where_its_names_are(
     own = item(got, "module-test")
     assert (own.path, own.symbol) == ("tests/test_b.py", "test_b")
     assert "tests/test_b.py" in read and "tests/test_a.py" not in read
+
+
+def test_an_import_of_a_package_shows_the_file_declaring_what_the_importer_uses(
+        tmp_path: Path) -> None:
+    """A Go package is every file of its folder: the interface an import of it shows is
+    the file declaring most of the names the importer uses (`store.Open`: open.go), not
+    the first in path order, nor a test file declaring them too."""
+    files = {
+        "go.mod": "module example.com/app\n\ngo 1.22\n",
+        "store/alpha.go": "package store\n\nfunc Alpha() int { return 1 }\n",
+        "store/open.go": "package store\n\ntype DB struct{}\n\nfunc Open() *DB { return nil }\n",
+        "store/open_test.go": "package store\n\nfunc Close() {}\nfunc Flush() {}\n",
+        "cmd/main.go": ("package main\n\nimport \"example.com/app/store\"\n\n"
+                        "func main() {\n\tdb := store.Open()\n\t_ = db\n\tClose()\n"
+                        "\tFlush()\n}\n"),
+    }
+    paths = []
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+        paths.append((rel, str(tmp_path / rel)))
+    ws = Workspace([tmp_path])
+    ws.add(index_batch(paths, 1 << 20))
+    got = gather(ws, "cmd/main.go", "main")
+    assert [e.path for e in got.items if e.relation == "module-interface"] == ["store/open.go"]

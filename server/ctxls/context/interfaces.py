@@ -23,6 +23,7 @@ from ctxls.index.related import Dependency
 from ctxls.index.resolve import FileInfo
 from ctxls.index.search import IDENT, words
 from ctxls.snapshot import Snapshot, View
+from ctxls.syntax.languages import is_test_path
 from ctxls.syntax.outline import Decl
 
 CLASS_LIKE = ("class", "interface", "struct")
@@ -84,6 +85,10 @@ def interfaces(snap: Snapshot, out: Collected, v: View, info: FileInfo | None, d
                     continue
                 mod_file = snap.refs.module_file(
                     f"{snap.refs.absolute(info, imp)}.{imp.name}", info)
+            if mod_file is not None and snap.refs.module_system(mod_file).spans_files:
+                # a Go package, a C# namespace: the file declaring most of the names this
+                # one uses (chi's `NewRouter`: chi.go), not whichever sorts first, nor a test
+                mod_file = snap.refs.tops(mod_file).most_naming(file_words, is_test_path)
             if mod_file is not None and mod_file.key != info.key:
                 modules.setdefault(mod_file.key)
     for key, defs in imported.items():

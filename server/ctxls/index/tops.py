@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import bisect
 import operator
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Generic, TypeVar
 
 from ctxls.index.globals import File
@@ -51,6 +52,15 @@ class Tops(Generic[M]):
                 self._found.clear()
             found = self._found[key] = self._collect(key) or ()
         return found or default
+
+    def most_naming(self, words: Collection[str], skip: Callable[[str], bool]) -> M:
+        """The member that declares at its top the most of ``words``, from the payloads'
+        heads, of those whose path ``skip`` does not refuse (while any is left); of those
+        tied (none at all too), the first in path order."""
+        by_name = self._names()[0]
+        kept = [i for i, m in enumerate(self._members) if not skip(m.path)] or [0]
+        hits = Counter(i for w in words for i in set(by_name.get(w, ())))
+        return self._members[min(kept, key=lambda i: (-hits[i], i))]
 
     def binders(self, name: str) -> list[M]:
         """The files that may bind ``name``, in file order."""
