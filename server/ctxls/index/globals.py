@@ -15,7 +15,6 @@ from ctxls.syntax.outline import Decl, Outline
 PATH_SEP = re.compile(r"[.]|::")  # between a qualified name's parts
 
 
-
 class File(Protocol):
     """A file of the index (the reference index's ``FileInfo``)."""
 

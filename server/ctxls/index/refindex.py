@@ -449,7 +449,6 @@ class RefIndex:
                 for member, d in tops.get(f"{scope}.{expr}", ()):
                     if member is info and d.kind in CLASS_KINDS and d.qualname == f"{scope}.{expr}":
                         return info, d
-        system = _system(info.path)
         if "." in expr:
             mod, _, cls = expr.rpartition(".")
             src = self.module_of(info, mod)
@@ -459,7 +458,7 @@ class RefIndex:
             found = self.export(info, expr)
         if found is not None and found[1].kind in CLASS_KINDS:
             return found
-        if system.global_classes:  # any file may define it
+        if _system(info.path).global_classes:  # any file may define it
             return self.global_class(expr)
         return None
 

@@ -56,7 +56,7 @@ class ModuleSystem:
     # What a module imports it also exports (Python's `from m import x`, C's includes,
     # `export * from`): a name sought in a module reached through an import follows that
     # module's own imports too. Not where an import binds names in its own file alone
-    # (Java's `import p.*`, C#'s `using`): following them there found nothing the
+    # (Java's imports, C#'s `using`): following them there found nothing the
     # language allows, and a C# window followed the usings of namespace after namespace
     # (jellyfin's `LibraryController`: 26,000 lookups, 0.6 s).
     reexports: ClassVar[bool] = True
