@@ -320,14 +320,14 @@ def _fit_item(p: Placed, room: int, count: Callable[[str], int],
         return p if cost(p) <= room else None
     start = p.rendering if p.rendering in LADDER else "verbatim"
     least = _floor_over(compose(p), room)
-    first_cost = cost(p) if least is None else None
-    if first_cost is not None and first_cost <= room:
+    first_cost = cost(p) if least is None else least  # (uncounted: its lines of text)
+    if least is None and first_cost <= room:
         return p
 
     def step(kind: str, detail: str, q: Placed) -> None:
-        if first_cost is None:
+        if least is not None:
             detail += f" (at least: {p.rendering} has {least} lines of text, uncounted)"
-        steps.append(Step(kind, p.item.id, detail, cost(q) - (first_cost or least or 0)))
+        steps.append(Step(kind, p.item.id, detail, cost(q) - first_cost))
 
     for name in LADDER[LADDER.index(start) + 1 :]:
         if name not in p.item.renderings:
