@@ -30,6 +30,7 @@ from ctxls.context.dedup import covers
 from ctxls.context.limits import DEFAULT_SHARES, IRREDUCIBLE
 from ctxls.context.model import Placed, Step, Text
 from ctxls.context.relations import FAILING, LADDER, ROLES, STABLE, TRANSIENT, LiveKind, Role
+from ctxls.tokens import Counter
 
 
 @attrs.frozen
@@ -69,7 +70,7 @@ def _role(p: Placed) -> Role:
 
 
 def fit(items: list[Placed], ceiling: int, reservations: dict[str, int] | None,
-        count: Callable[[str], int], decision_terms: frozenset[str],
+        count: Counter, decision_terms: frozenset[str],
         critical: tuple[LiveKind, ...] = FAILING) -> Outcome:
     """``critical``: the live kinds whose freshest item is protected (step 2)."""
     steps: list[Step] = []
@@ -294,39 +295,23 @@ def _restore(p: Placed, kept: dict[str, Placed], steps: list[Step]) -> Placed:
     return own
 
 
-def floor(text: str) -> int:
-    """Tokens ``text`` has at least: one per line with more than whitespace on it (the
-    tokenizers cut text into pieces before merging, and no piece holds two lines' words)."""
-    return sum(1 for line in text.split("\n") if line and not line.isspace())
-
-
-def _floor_over(text: str, room: int) -> int | None:
-    """``floor(text)`` when it is over ``room``, else None (a text of fewer lines than that
-    is not split to know)."""
-    if text.count("\n") < room:
-        return None
-    least = floor(text)
-    return least if least > room else None
-
-
-def _fit_item(p: Placed, room: int, count: Callable[[str], int],
-              decision_terms: frozenset[str], steps: list[Step],
-              cost: Callable[[Placed], int]) -> Placed | None:
+def _fit_item(p: Placed, room: int, count: Counter, decision_terms: frozenset[str],
+              steps: list[Step], cost: Callable[[Placed], int]) -> Placed | None:
     """``p`` at the richest rendering (no richer than its assigned one) that fits ``room``.
-    A rendering with more lines than ``room`` has tokens is passed over uncounted (a
-    17,000-line file shown whole: 75 ms to count), and a step from it says how many
-    tokens it saved at least."""
+    A rendering is counted only until it passes the room (a 17,000-line file shown whole:
+    75 ms to count), and a step from one counted so says how many tokens it saved at
+    least."""
     if p.pointer_to is not None or p.rendering == "digest":
         return p if cost(p) <= room else None
     start = p.rendering if p.rendering in LADDER else "verbatim"
-    least = _floor_over(compose(p), room)
-    first_cost = cost(p) if least is None else least  # (uncounted: its lines of text)
-    if least is None and first_cost <= room:
+    first, exact = count.count_to(compose(p), room - 1)
+    first_cost = first + 1  # (the blank line between items)
+    if first_cost <= room:
         return p
 
     def step(kind: str, detail: str, q: Placed) -> None:
-        if least is not None:
-            detail += f" (at least: {p.rendering} has {least} lines of text, uncounted)"
+        if not exact:
+            detail += f" (at least: {p.rendering} was counted only to {first} tokens)"
         steps.append(Step(kind, p.item.id, detail, cost(q) - first_cost))
 
     for name in LADDER[LADDER.index(start) + 1 :]:
@@ -340,7 +325,7 @@ def _fit_item(p: Placed, room: int, count: Callable[[str], int],
                 step("working-set:window", f"{p.rendering} -> sliding window of the lines "
                      "that overlap the task most", w)
                 return w
-        if _floor_over(compose(q), room) is None and cost(q) <= room:
+        if count.count_to(compose(q), room - 1)[0] + 1 <= room:
             step("working-set:downgrade", f"{p.rendering} -> {name}", q)
             return q
     return None

@@ -13,6 +13,7 @@ from ctxls.context.limits import DEFAULT_SHARES
 from ctxls.context.model import Decision, Evidence, Placed, critical
 from ctxls.context.rank import Ranked
 from ctxls.context.relations import FAILING
+from ctxls.tokens import Counter
 
 
 @attrs.frozen
@@ -41,7 +42,7 @@ def reasoned_tests(items: list[Evidence], exemplars: frozenset[str]) -> frozense
 
 
 def build(candidates: list[Evidence], *, intent: str, ceiling: int,
-          reservations: dict[str, int] | None, count: Callable[[str], int],
+          reservations: dict[str, int] | None, count: Counter,
           decision_terms: frozenset[str], exemplars: frozenset[str] = frozenset(),
           ranker: Callable[[list[Evidence]], Ranked] | None = None,
           threshold: float = 0.5, buried: bool = False) -> Built:

@@ -46,7 +46,7 @@ def searches(params: p.ConstructParams) -> bool:
 def construct(snap: Snapshot, params: p.ConstructParams) -> p.DecisionContext:
     start = time.perf_counter()
     encoding = params.encoding or snap.options.encoding
-    count = tokenizer(encoding).count
+    count = tokenizer(encoding)
     got = collect(snap, params)
     collected = time.perf_counter()
     if params.ablate:
