@@ -319,3 +319,46 @@ def test_an_import_of_a_package_shows_the_file_declaring_what_the_importer_uses(
     ws.add(index_batch(paths, 1 << 20))
     got = gather(ws, "cmd/main.go", "main")
     assert [e.path for e in got.items if e.relation == "module-interface"] == ["store/open.go"]
+
+
+def test_a_csharp_modules_own_test_is_found_by_the_classes_its_namespace_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """C#'s `namespace Shop.Billing { static class PriceMath }` declares PriceMath at the
+    top of its module: the module's own test is the one naming it. The namespace itself is
+    no word a test names: every file using it was read whole looking for it (osu's 419
+    test files, 170 ms a window), and none was ever found."""
+    from ctxls.snapshot import Snapshot
+
+    files = {
+        "src/Billing/PriceMath.cs": (
+            "namespace Shop.Billing\n{\n    public static class PriceMath\n    {\n"
+            "        public static int Cents(decimal amount) => (int)(amount * 100);\n"
+            "    }\n}\n"),
+        "tests/OtherTests.cs": (
+            "using Shop.Billing;\n\nnamespace Shop.Tests\n{\n    public class OtherTests\n"
+            "    {\n        public void Nothing() { Assert.True(true); }\n    }\n}\n"),
+        "tests/PriceMathTests.cs": (
+            "using Shop.Billing;\n\nnamespace Shop.Tests\n{\n    public class PriceMathTests\n"
+            "    {\n        public void Rounds() { Assert.Equal(1, PriceMath.Cents(0.01m)); }\n"
+            "    }\n}\n"),
+    }
+    paths = []
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+        paths.append((rel, str(tmp_path / rel)))
+    ws = Workspace([tmp_path])
+    ws.add(index_batch(paths, 1 << 20))
+    read: list[str] = []
+    real = Snapshot._read_view
+
+    def reading(self: Snapshot, loc: object, keep: object) -> object:
+        read.append(loc.path)  # type: ignore[attr-defined]
+        return real(self, loc, keep)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Snapshot, "_read_view", reading)
+    got = gather(ws, "src/Billing/PriceMath.cs", "Shop.Billing.PriceMath")
+    own = item(got, "module-test")
+    assert (own.path, own.symbol) == ("tests/PriceMathTests.cs",
+                                      "Shop.Tests.PriceMathTests.Rounds")
+    assert "tests/OtherTests.cs" not in read

@@ -31,7 +31,7 @@ from ctxls.requests.refs import is_test, mentions, unresolved_note
 from ctxls.snapshot import Snapshot, View
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl
-from ctxls.syntax.symbols import at_row
+from ctxls.syntax.symbols import at_row, tops
 
 
 def impact(snap: Snapshot, out: Collected, params: p.ConstructParams, v: View,
@@ -225,7 +225,8 @@ def _module_test(snap: Snapshot, v: View, importers: list[str]) -> tuple[View, D
              for key in sorted(k for name in names for k in snap.named(name))
              if getattr(snap.entry(key), "language", None) == lang]
     found += [(key, "imports it") for key in importers if key not in dict(found)]
-    module_names = {d.name for d in v.outline.decls if not d.parents}
+    # (what a test can name: a namespace is no word, and C#'s holds the module's classes)
+    module_names = {d.name for d in tops(v.outline) if d.kind != "namespace"}
     # (read whole only where a name may be: a Java package's hundred test files all
     # import the module, and few name it)
     needles = [n.encode() for n in module_names]

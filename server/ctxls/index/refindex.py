@@ -53,6 +53,7 @@ class FileInfo(NamedTuple):
         return refs
 
 
+@lru_cache(maxsize=1 << 16)
 def _system(path: str) -> ModuleSystem:
     """The module system of the file's language (``NONE`` without reference tables)."""
     name = languages.module_system(path)
@@ -206,10 +207,8 @@ class RefIndex:
         cached = self._imported.get(info.key)
         if cached is not None and cached[0] is info.tables and cached[2] == self._listed:
             return cached[1]
-        found = frozenset(m for i in info.imports
-                          for a in (self.absolute(info, i),)
-                          for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name)
-                          if m)
+        found = frozenset(m for i in info.imports for a in (self.absolute(info, i),)
+                          for m in (a, f"{a}.{i.name}" if i.name and a else a or i.name) if m)
         self._imported[info.key] = (info.tables, found, self._listed)
         return found
 
@@ -303,11 +302,12 @@ class RefIndex:
     def absolute(self, info: FileInfo, imp: Import) -> str:
         """The absolute module an import names (remembered until the index changes: C's
         includes look for the header among the index's files, and a header added is
-        indexed)."""
-        root = info.key[: len(info.key) - len(info.path)]
-        return self.remembered("absolute", (info.key, imp.module, imp.level), lambda: _system(
-            info.path).absolute(imp.module, imp.level, info.path, root,
-                                lambda rel: f"{root}{rel}" in self.files))
+        indexed); where that is the module as written, at once (a Java test file's
+        imports, for each of a package's 1,370 test files: 70 ms)."""
+        system, root = _system(info.path), info.key[: len(info.key) - len(info.path)]
+        return imp.module if system.as_written(imp.level) else self.remembered(
+            "absolute", (info.key, imp.module, imp.level), lambda: system.absolute(
+                imp.module, imp.level, info.path, root, lambda rel: f"{root}{rel}" in self.files))
 
     def tops(self, info: FileInfo) -> Tops[FileInfo]:
         """What each name means at the top of ``info``'s module (``Tops``), kept while its

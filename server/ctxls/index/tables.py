@@ -22,6 +22,7 @@ from ctxls.index import derived, modules
 from ctxls.index.refs import Binding, Call, Import, Refs
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Body, Decl, HeaderItem, Outline, Span
+from ctxls.syntax.symbols import tops
 
 T = TypeVar("T")
 
@@ -129,12 +130,10 @@ class Head(NamedTuple):
 
 
 def head(outline: Outline, refs: Refs | None) -> Head:
-    spaces = {d.qualname for d in outline.decls if d.kind == "namespace"}
     return Head(tuple(sorted({d.name for d in outline.decls})),
                 () if refs is None else tuple(sorted({b.name for b in refs.bindings})),
                 tuple(sorted({d.qualname for d in outline.decls if d.qualname != d.name})),
-                tuple(sorted({d.name for d in outline.decls
-                              if all(p in spaces for p in d.parents)})),
+                tuple(sorted({d.name for d in tops(outline)})),
                 tuple(sorted({d.name for d in outline.decls
                               if d.kind in CLASS_KINDS or d.kind == "module"})))
 

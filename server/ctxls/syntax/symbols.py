@@ -88,6 +88,14 @@ def at_row(outline: Outline, row: int) -> Decl | None:
     return best
 
 
+def tops(outline: Outline) -> list[Decl]:
+    """The declarations at the top of the file's module: those inside nothing but
+    namespaces (C#'s ``namespace A { class C }`` declares ``C`` at its top), the namespaces
+    themselves included."""
+    spaces = {d.qualname for d in outline.decls if d.kind == "namespace"}
+    return [d for d in outline.decls if all(p in spaces for p in d.parents)]
+
+
 def enclosing(outline: Outline, decl: Decl) -> list[Decl]:
     """The declarations around ``decl``, outermost first.
 

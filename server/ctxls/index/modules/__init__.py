@@ -110,6 +110,11 @@ class ModuleSystem:
         no file is known)."""
         return module
 
+    def as_written(self, level: int) -> bool:
+        """Whether ``absolute`` is the module as written whatever the importing file (a
+        system that does not override it)."""
+        return type(self).absolute is ModuleSystem.absolute
+
     def relative_level(self, source: str) -> int:
         """How many packages ``from <source> import x`` climbs (Python's leading dots)."""
         return 0

@@ -32,6 +32,9 @@ class PythonPackages(ModuleSystem):
     def relative_level(self, source: str) -> int:
         return len(source) - len(source.lstrip("."))
 
+    def as_written(self, level: int) -> bool:
+        return level == 0
+
     def absolute(self, module: str, level: int, path: str, root: str,
                  indexed: Indexed | None = None) -> str:
         """``from ..a import b`` in ``p/q/m.py`` names ``p.a``: one dot is the file's own
