@@ -458,3 +458,28 @@ def test_a_module_as_written_is_its_absolute_module_and_is_not_worked_out(
 
     monkeypatch.setattr(RefIndex, "remembered", worked_out)
     assert [index.absolute(info, imp) for imp in info.refs.imports] == ["org.x"]
+
+
+def test_the_module_an_expression_names_is_worked_out_once_per_index_version(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window's receivers ask the module of the same names in the same files thousands of
+    times (cargo's `compile`: 14,000 asks, 4,500 answers): each is worked out once until
+    the index changes, and is then worked out again (a module may have come or gone)."""
+    files = {"shop/__init__.py": "", "shop/money.py": "def cents(x):\n    return x\n",
+             "app.py": "from shop import money\n\nmoney.cents(1)\n"}
+    index = _python_index(Path("/ws"), files)
+    app = index.files["/ws/app.py"]
+    worked: list[str] = []
+    real = RefIndex._module_of
+
+    def working(self: RefIndex, info: FileInfo, expr: str) -> FileInfo | None:
+        worked.append(expr)
+        return real(self, info, expr)
+
+    monkeypatch.setattr(RefIndex, "_module_of", working)
+    for _ in range(3):
+        found = index.module_of(app, "money")
+        assert found is not None and found.path == "shop/money.py"
+    assert worked == ["money"]
+    index.remove("/ws/shop/money.py")
+    assert index.module_of(app, "money") is None and worked == ["money", "money"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import lru_cache
 
 from ctxls.index.modules import Indexed, ModuleSystem, manifests, register
 
@@ -30,9 +31,11 @@ _MENTION = re.compile(r"^[ \t]*\[*[ \t]*[\"']?(?:package|lib)\b", re.M)
 _SUBTABLE = re.compile(r"^\[{1,2}(?:package|lib)\.", re.M)
 
 
-def _parts(path: str) -> tuple[str, list[str], bool]:
+@lru_cache(maxsize=1 << 16)
+def _parts(path: str) -> tuple[str, tuple[str, ...], bool]:
     """(crate key, module path below it, whether the file is a crate root of a target
-    folder: ``tests/cli.rs``, whose modules are its siblings)."""
+    folder: ``tests/cli.rs``, whose modules are its siblings); per path, once (a window's
+    receivers ask it of the same files thousands of times)."""
     parts = path.rsplit(".", 1)[0].split("/")
     if "src" in parts[:-1]:
         i = len(parts) - 1 - parts[::-1].index("src")
@@ -46,7 +49,7 @@ def _parts(path: str) -> tuple[str, list[str], bool]:
         key, rest, single = "@" + "/".join(parts[:-1]), parts[-1:], False
     if rest and rest[-1] in ROOT_FILES:
         rest = rest[:-1]
-    return key.replace(".", "_"), rest, single
+    return key.replace(".", "_"), tuple(rest), single
 
 
 @register("rust")
