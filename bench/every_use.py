@@ -1,6 +1,6 @@
 """textDocument/references (every use) at sampled declarations, each corpus on a fresh
-server with its index built and nothing asked before: p50 / p95 / max and the total, and
-the locations, saved with ``--save`` and held against a saved run with ``--against`` (the
+server with its index built and nothing asked before: p50 / p95 / max and the total, the
+three slowest, and the locations, saved with ``--save`` and held against a saved run with ``--against`` (the
 same answers, location for location, after a change that should change only speed).
 
 A declaration is sampled per file: ``--files`` files of the language, seeded, each with one
@@ -128,6 +128,9 @@ def main() -> None:
                          f"{len(gained)} answers gained some"
                          + (f" (e.g. {', '.join(gained[:3])})" if gained else ""))
         print(line, flush=True)
+        for k, f in sorted(found.items(), key=lambda kv: -kv[1]["ms"])[:3]:
+            print(f"    {f['ms']:7.0f} ms  {k}  ({len(f['locations'])} locations, "
+                  f"{len(f['candidates'])} candidates)", flush=True)
         if args.save is not None:
             args.save.mkdir(parents=True, exist_ok=True)
             (args.save / f"{root.name}.json").write_text(json.dumps(found))

@@ -40,6 +40,11 @@ async def test_call_sites_of_compute_line_total(vscode: LanguageClient) -> None:
     assert not any(p == "billing/ui.py" for p, _ in sites)
     alias = next(s for s in r["references"] if s["path"] == "billing/checkout.py")
     assert "line_total(" in alias["text"] and "compute_line_total as line_total" in alias["header"]
+    for s in r["references"]:  # each site's header is its own file's import lines
+        lines = (root / s["path"]).read_text().splitlines()
+        assert s["header"] and all(
+            lines[int(n) - 1] == text for n, text in re.findall(r"^ *(\d+) \| ?(.*)$",
+                                                                s["header"], re.M))
     row = alias["range"]["start"]["line"]
     line = (root / "billing/checkout.py").read_text().splitlines()[row]
     assert line[alias["range"]["start"]["character"]:].startswith("line_total(")

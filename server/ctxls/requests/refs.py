@@ -61,6 +61,14 @@ def references(snap: Snapshot, params: p.ReferencesParams,
     else:
         raise InvalidParams("give `name` or `position`")
     cap = max(1, params.limit)
+    headers: dict[str, str] = {}  # a file's import lines, for each of its sites
+
+    def header(rv: View) -> str:
+        width = len(str(len(rv.lines)))
+        return "".join(numbered(r + 1, width, rv.lines[r]) + "\n"
+                       for h in (rv.outline.header if rv.outline else ())
+                       if h.kind in ("import", "package")
+                       for r in range(h.span.start_row, h.span.last_row + 1))
 
     def site(ref: Reference) -> p.Site | None:
         try:
@@ -73,15 +81,12 @@ def references(snap: Snapshot, params: p.ReferencesParams,
             return p.Site(rv.loc.uri, rv.loc.path, span, ref.enclosing, "", "", ref.why)
         width = len(str(len(rv.lines)))
         rows = range(max(0, c.row - 1), min(len(rv.lines), c.row + 2))
-        imports = [r for h in (rv.outline.header if rv.outline else ())
-                   if h.kind in ("import", "package")
-                   for r in range(h.span.start_row, h.span.last_row + 1)]
+        if ref.key not in headers:
+            headers[ref.key] = header(rv)
         return p.Site(
             uri=rv.loc.uri, path=rv.loc.path, range=span, enclosing=ref.enclosing,
             text="".join(numbered(r + 1, width, rv.lines[r]) + "\n" for r in rows),
-            header="".join(numbered(r + 1, width, rv.lines[r]) + "\n"
-                           for r in imports),
-            evidence=ref.why)
+            header=headers[ref.key], evidence=ref.why)
 
     unindexed = snap.unindexed(v.lang.name if v.lang else None)
     home = snap.view_at(key)
