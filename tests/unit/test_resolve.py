@@ -981,3 +981,31 @@ def test_a_cpp_member_is_found_by_its_qualified_name_though_c_files_top_names_on
     assert {n: (f[0].path, f[1].kind) for n, f in found.items() if f} == {
         "store.Cache.get": ("cache.cpp", "method"), "store.Cache.Entry": ("cache.hpp", "struct")}
     assert index.export(use, "get") is None  # (undotted: no top-level `get` anywhere)
+
+
+def test_a_go_field_is_used_only_where_imports_lead_to_its_package(tmp_path: Path) -> None:
+    """Go has no qualified name without an import: a file is judged for a struct's field
+    only when its imports lead to the struct's package, through any file of each package
+    on the way (a package imports what any of its files does). terraform's `Backend.Type`
+    read and parsed every Go file naming `Type`: 3.8 s."""
+    from ctxls.index.reach import leads_to, may_use
+
+    index = _on_disk(tmp_path, {
+        "go.mod": b"module example.com/app\n\ngo 1.22\n",
+        "p/t.go": b"package p\n\ntype T struct {\n\tField int\n}\n",
+        # q's first file imports nothing; its second one makes a p.T
+        "q/a.go": b"package q\n\nfunc Helper() int { return 1 }\n",
+        "q/b.go": (b"package q\n\nimport \"example.com/app/p\"\n\n"
+                   b"func Make() *p.T { return &p.T{} }\n"),
+        "main/main.go": (b"package main\n\nimport \"example.com/app/q\"\n\n"
+                         b"func main() {\n\tx := q.Make()\n\t_ = x.Field\n}\n"),
+        "other/o.go": (b"package other\n\nimport \"fmt\"\n\ntype U struct{ Field int }\n\n"
+                       b"func f(u U) { fmt.Println(u.Field) }\n"),
+    })
+    home = index.files[f"{tmp_path}/p/t.go"]
+    field = next(d for d in home.outline.decls if d.name == "Field")
+    own = {home.key}
+    assert leads_to(index, index.files[f"{tmp_path}/q/a.go"], own)  # (through q/b.go)
+    judged = {p: may_use(index, index.files[f"{tmp_path}/{p}"], home, field, {"Field"})
+              for p in ("main/main.go", "other/o.go", "q/a.go")}
+    assert judged == {"main/main.go": True, "other/o.go": False, "q/a.go": True}

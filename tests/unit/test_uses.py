@@ -119,3 +119,43 @@ def test_mentions_reads_the_bytes_an_open_document_has_and_refuses_nothing_it_ca
     assert snap.mentions("c.py", ["café".encode()])
     # a link out of the workspace is not read here: its view refuses it
     assert snap.mentions("link.py", [b"nothing_there"])
+
+
+def test_whether_a_function_binds_the_name_is_asked_once_per_function(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A struct field `t` and a Go test file whose every test takes a `t`: each bare `t` is
+    no use, decided by whether its function binds `t`, which is searched once per function,
+    not once per match (prometheus: 14,000 searches of test bodies, 4.4 s); a field read
+    through a value of the struct is still found."""
+    from ctxls.requests import uses as uses_mod
+
+    files = {
+        "go.mod": "module example.com/app\n\ngo 1.22\n",
+        "chunk/triple.go": "package chunk\n\ntype triple struct {\n\tt int64\n}\n",
+        "chunk/chunk_test.go": (
+            "package chunk\n\nimport \"testing\"\n\n"
+            + "".join(f"func TestN{i}(t *testing.T) {{\n"
+                      + "".join(f"\tt.Log({j})\n" for j in range(12))
+                      + "\tx := triple{}\n\t_ = x.t\n}\n\n" for i in range(5))),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in files if rel.endswith(".go")],
+                       1 << 20))
+    snap = ws.snapshot(refs=True)
+    key = str(tmp_path / "chunk/triple.go")
+    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "t")
+    asked: list[tuple[str, int]] = []
+    real = uses_mod._local
+
+    def local(lines: list[str], around: object, name: str, spec: object) -> bool:
+        asked.append((name, around.span.start_row))  # type: ignore[attr-defined]
+        return real(lines, around, name, spec)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(uses_mod, "_local", local)
+    found = sorted((r.path, r.call.row) for r in uses(snap, key, decl))
+    assert [row for path, row in found if path == "chunk/chunk_test.go"] == [
+        18 + 17 * i for i in range(5)]
+    assert len(asked) == len(set(asked)) == 5

@@ -161,6 +161,8 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
     own = {m.key for m in index.package(home)}
     if info.key in own:
         return True
+    if decl.parents and system.spans_files:  # (another file of its package may import it,
+        return leads_to(index, info, own)  # and one of its functions return the class)
     modules = index.module_names_of(home)
     target = (home.key, decl.qualname)
 
@@ -190,7 +192,8 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
 
 def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
     """Whether ``start`` is one of the files ``own`` (a module's) or imports, directly or
-    through other workspace modules, one of them. Every file the search meets is settled
+    through other workspace modules, one of them (a module that spans files imports what
+    any of its files does). Every file the search meets is settled
     with its strongly connected component (modules import each other in cycles), and
     remembered until the index changes: thousands of test files import the same few
     modules, and each is then asked of one or two of them."""
@@ -210,8 +213,8 @@ def leads_to(index: RefIndex, start: FileInfo, own: set[str]) -> bool:
         order[info.key] = low[info.key] = len(order)
         reached[info.key] = info.key in own
         stack.append(info.key)
-        frames.append((info, (t for _, _, t in resolved_imports(index, info)
-                              if t is not None)))
+        frames.append((info, (t for m in index.package(info)  # (a Go package's: all files')
+                              for _, _, t in resolved_imports(index, m) if t is not None)))
 
     enter(start)
     while frames:

@@ -12,6 +12,9 @@ from ctxls.paths import read_inside
 @register("go")
 class GoPackages(ModuleSystem):
     spans_files = True
+    # A package's names are its own files' and, elsewhere, an import's: Go has no fully
+    # qualified name that needs no import (Java's `com.x.Y`, C#'s `global using`).
+    imports_only = True
 
     def __init__(self) -> None:
         self._module_paths: dict[str, str | None] = {}  # workspace root -> go.mod module path
