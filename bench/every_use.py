@@ -1,7 +1,8 @@
 """textDocument/references (every use) at sampled declarations, each corpus on a fresh
 server with its index built and nothing asked before: p50 / p95 / max and the total, the
-three slowest, and the locations, saved with ``--save`` and held against a saved run with ``--against`` (the
-same answers, location for location, after a change that should change only speed).
+three slowest, and the locations, saved with ``--save`` and held against a saved run with
+``--against`` (the same answers, location for location, after a change that should change
+only speed).
 
 A declaration is sampled per file: ``--files`` files of the language, seeded, each with one
 of its declarations (any kind), asked at its name.
