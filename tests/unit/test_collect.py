@@ -267,21 +267,20 @@ def test_a_file_without_an_outline_is_a_window_of_lines(ws: Workspace,
     assert "without dependencies, call sites or tests" in got.notes[-1]
 
 
-def test_the_modules_own_test_is_looked_for_only_where_its_names_are(
-        ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test calls `vat`: the window shows the module's own test, the first test file
-    importing the module whose tests name its declarations; a test file that imports it
-    and names none of them is not read whole (a Java package's hundred test files all
-    import their module)."""
+def _written(tmp_path: Path, files: dict[str, str]) -> Workspace:
+    """A workspace of ``files`` written under tmp_path, indexed as the scan would."""
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    ws = Workspace([tmp_path])
+    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in files], 1 << 20))
+    return ws
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths snapshots read whole from now on, in order."""
     from ctxls.snapshot import Snapshot
 
-    files = {"shop/tax.py": "RATE = 20\n\n\ndef vat(x):\n    return x * RATE / 100\n",
-             "tests/test_a.py": "from shop import tax\n\n\ndef test_a():\n    assert tax\n",
-             "tests/test_b.py": "from shop import tax\n\n\ndef test_b():\n"
-                                "    assert tax.RATE > 0\n"}
-    for rel, text in files.items():
-        (tmp_path / rel).write_text(text)
-    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in files], 1 << 20))
     read: list[str] = []
     real = Snapshot._read_view
 
@@ -290,6 +289,23 @@ def test_the_modules_own_test_is_looked_for_only_where_its_names_are(
         return real(self, loc, keep)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Snapshot, "_read_view", reading)
+    return read
+
+
+def test_the_modules_own_test_is_looked_for_only_where_its_names_are(
+        ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test calls `vat`: the window shows the module's own test, the first test file
+    importing the module whose tests name its declarations; a test file that imports it
+    and names none of them is not read whole (a Java package's hundred test files all
+    import their module)."""
+    files = {"shop/tax.py": "RATE = 20\n\n\ndef vat(x):\n    return x * RATE / 100\n",
+             "tests/test_a.py": "from shop import tax\n\n\ndef test_a():\n    assert tax\n",
+             "tests/test_b.py": "from shop import tax\n\n\ndef test_b():\n"
+                                "    assert tax.RATE > 0\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
+    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in files], 1 << 20))
+    read = _reads(monkeypatch)
     got = gather(ws, "shop/tax.py", "vat")
     own = item(got, "module-test")
     assert (own.path, own.symbol) == ("tests/test_b.py", "test_b")
@@ -310,13 +326,7 @@ def test_an_import_of_a_package_shows_the_file_declaring_what_the_importer_uses(
                         "func main() {\n\tdb := store.Open()\n\t_ = db\n\tClose()\n"
                         "\tFlush()\n}\n"),
     }
-    paths = []
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-        paths.append((rel, str(tmp_path / rel)))
-    ws = Workspace([tmp_path])
-    ws.add(index_batch(paths, 1 << 20))
+    ws = _written(tmp_path, files)
     got = gather(ws, "cmd/main.go", "main")
     assert [e.path for e in got.items if e.relation == "module-interface"] == ["store/open.go"]
 
@@ -327,8 +337,6 @@ def test_a_csharp_modules_own_test_is_found_by_the_classes_its_namespace_holds(
     top of its module: the module's own test is the one naming it. The namespace itself is
     no word a test names: every file using it was read whole looking for it (osu's 419
     test files, 170 ms a window), and none was ever found."""
-    from ctxls.snapshot import Snapshot
-
     files = {
         "src/Billing/PriceMath.cs": (
             "namespace Shop.Billing\n{\n    public static class PriceMath\n    {\n"
@@ -342,21 +350,8 @@ def test_a_csharp_modules_own_test_is_found_by_the_classes_its_namespace_holds(
             "    {\n        public void Rounds() { Assert.Equal(1, PriceMath.Cents(0.01m)); }\n"
             "    }\n}\n"),
     }
-    paths = []
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-        paths.append((rel, str(tmp_path / rel)))
-    ws = Workspace([tmp_path])
-    ws.add(index_batch(paths, 1 << 20))
-    read: list[str] = []
-    real = Snapshot._read_view
-
-    def reading(self: Snapshot, loc: object, keep: object) -> object:
-        read.append(loc.path)  # type: ignore[attr-defined]
-        return real(self, loc, keep)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Snapshot, "_read_view", reading)
+    ws = _written(tmp_path, files)
+    read = _reads(monkeypatch)
     got = gather(ws, "src/Billing/PriceMath.cs", "Shop.Billing.PriceMath")
     own = item(got, "module-test")
     assert (own.path, own.symbol) == ("tests/PriceMathTests.cs",
