@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ctxls.index.refs import extract as refs_of
 from ctxls.index.related import dependencies
 from ctxls.index.related import tests_for as find_tests  # a name pytest does not collect
@@ -1009,3 +1011,29 @@ def test_a_go_field_is_used_only_where_imports_lead_to_its_package(tmp_path: Pat
     judged = {p: may_use(index, index.files[f"{tmp_path}/{p}"], home, field, {"Field"})
               for p in ("main/main.go", "other/o.go", "q/a.go")}
     assert judged == {"main/main.go": True, "other/o.go": False, "q/a.go": True}
+
+
+def test_a_call_in_a_receivers_text_is_sought_as_no_module(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`p = project().file(1).build()`: p's class comes from what build() returns, and the
+    text before it names no module; it was sought as one (cargo's builder chains: 2,000
+    of a window's 17,000 module lookups). The use through it is still proven."""
+    index = _workspace({
+        "b.py": (b"class B:\n    def file(self, x) -> 'B':\n        return self\n\n"
+                 b"    def build(self) -> 'B':\n        return self\n\n"
+                 b"    def run(self):\n        return 1\n\n\ndef project() -> B:\n"
+                 b"    return B()\n"),
+        "use.py": b"from b import project\n\np = project().file(1).build()\np.run()\n",
+    })
+    sought: list[str] = []
+    real = RefIndex._module_of
+
+    def seeking(self: RefIndex, info: FileInfo, expr: str) -> FileInfo | None:
+        sought.append(expr)
+        return real(self, info, expr)
+
+    monkeypatch.setattr(RefIndex, "_module_of", seeking)
+    home = index.files["/ws/b.py"]
+    resolved, _ = references(index, home.key, resolve(home.outline, "B.run", "b.py"))
+    assert [(r.path, r.call.row) for r in resolved] == [("use.py", 3)]
+    assert not any("(" in expr for expr in sought)

@@ -28,6 +28,7 @@ from ctxls.syntax.symbols import at_row
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 GO_PARAM = re.compile(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$")  # (c *Context, ...)
 # &mut Vec<T> -> Vec (every part optional: it always matches)
+CALL_TEXT = re.compile(r"[\s()]")
 TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+)*([^\[<]*)")
 MAX_HOPS = 6  # re-export chains followed at most this deep
 T = TypeVar("T")
@@ -395,10 +396,11 @@ class RefIndex:
         return self.export(src, imp.name, hops) if src is not None else None
 
     def module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
-        """The workspace module an expression such as ``pricing`` or ``a.b`` names in a file
-        (remembered until the index changes: a window's receivers ask it of the same names
-        in the same files, cargo's `compile` 14,000 times for 4,500 answers)."""
-        return self.remembered("module_of", (info.key, expr), lambda: self._module_of(info, expr))
+        """The workspace module an expression such as ``pricing`` or ``a.b`` names in a file,
+        remembered until the index changes (cargo's `compile`: 14,000 asks, 4,500 answers);
+        none for a call or a space in it (a builder chain's text, `project().file(...)`)."""
+        return None if CALL_TEXT.search(expr) else self.remembered(
+            "module_of", (info.key, expr), lambda: self._module_of(info, expr))
 
     def _module_of(self, info: FileInfo, expr: str) -> FileInfo | None:
         head, _, rest = expr.partition(".")

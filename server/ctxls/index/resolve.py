@@ -27,8 +27,6 @@ from ctxls.syntax.outline import Decl
 
 SELF_NAMES = frozenset({"self", "cls"})
 CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
-# What names no module: a call or a space in it (`project().file(...)` before `.build()`)
-CALL_TEXT = re.compile(r"[\s()]")
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
 # What a candidate's resolution stopped at, in the words of the `incomplete:` note.
@@ -312,8 +310,7 @@ def _returned(index: RefIndex, info: FileInfo, binding: Binding,
         found = _bare(index, info, fake.name)
     else:
         cls = _receiver_class(index, info, fake, around, depth + 1)
-        module = index.module_of(info, fake.obj) if cls is None and not CALL_TEXT.search(
-            fake.obj) else None
+        module = index.module_of(info, fake.obj) if cls is None else None
         found = (_method(index, cls[0], cls[1], fake.name) if cls is not None
                  else index.export(module, fake.name) if module is not None else None)
     if found is None:
