@@ -80,8 +80,7 @@ class Globals(Generic[F]):
         last = PATH_SEP.split(name)[-1]
         for k in dict.fromkeys(index.declared_by.get(last, ())):
             f = index.files.get(k)
-            if f is None or (kind == "class" and not f.tables.decoded
-                             and last not in f.tables.head_names().types):
+            if f is None or (kind == "class" and last not in _types(f.tables)):
                 continue
             system = index.module_system(f)
             if kind in ("decl", "fn"):
@@ -98,3 +97,14 @@ class Globals(Generic[F]):
                 found += [(f, d) for d in f.outline.decls
                           if d.kind in ("module", *CLASS_KINDS) and name in (d.name, d.qualname)]
         return found
+
+
+def _types(tables: Tables) -> Sequence[str] | frozenset[str]:
+    """The names of a file's classes: its payload head's, or kept while its tables are
+    decoded (the head made again from them costs more than the search it spares; and
+    without either, a class lookup searched every decoded file declaring the name: each
+    `ToString` override's file, for orleans' every use of one, 0.35 s)."""
+    if not tables.decoded:
+        return tables.head_names().types
+    return tables.derived("types", lambda outline, _: frozenset(
+        d.name for d in outline.decls if d.kind in CLASS_KINDS or d.kind == "module"))
