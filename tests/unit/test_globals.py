@@ -102,16 +102,21 @@ def test_a_removal_takes_out_what_was_filed_though_the_old_payload_now_reads_oth
     assert len(index._globals().get("class", "Old")) == 1
 
 
+def _thirty_values(tmp_path: Path) -> RefIndex:
+    """Thirty C# files declaring a property `Value`, and the class `Value`, indexed."""
+    for i in range(30):
+        (tmp_path / f"M{i}.cs").write_text(
+            f"namespace App;\n\npublic class Holder{i} {{ public int Value {{ get; set; }} }}\n")
+    (tmp_path / "Value.cs").write_text("namespace App;\n\npublic class Value { }\n")
+    return _workspace(tmp_path).refs
+
+
 def test_a_class_lookup_decodes_only_the_files_declaring_a_class_of_that_name(
         tmp_path: Path) -> None:
     """Where class names are global, thirty C# files declaring a property `Value` are
     passed over from their payload's head when `Value` is sought as a class: only the
     class's own file is decoded (AutoMapper: 109 files decoded for it)."""
-    for i in range(30):
-        (tmp_path / f"M{i}.cs").write_text(
-            f"namespace App;\n\npublic class Holder{i} {{ public int Value {{ get; set; }} }}\n")
-    (tmp_path / "Value.cs").write_text("namespace App;\n\npublic class Value { }\n")
-    index = _workspace(tmp_path).refs
+    index = _thirty_values(tmp_path)
     for info in index.files.values():
         info.tables.release(encode_first=True)
     assert len(index.declared_by["Value"]) == 31
@@ -128,11 +133,7 @@ def test_a_class_lookup_searches_only_decoded_files_declaring_a_class_of_that_na
     every use of a `ToString` override: 0.35 s of such searches)."""
     from ctxls.index.tables import Tables
 
-    for i in range(30):
-        (tmp_path / f"M{i}.cs").write_text(
-            f"namespace App;\n\npublic class Holder{i} {{ public int Value {{ get; set; }} }}\n")
-    (tmp_path / "Value.cs").write_text("namespace App;\n\npublic class Value { }\n")
-    index = _workspace(tmp_path).refs
+    index = _thirty_values(tmp_path)
     for info in index.files.values():
         assert info.outline.decls  # (decoded)
     assert all(info.tables.decoded for info in index.files.values())

@@ -15,6 +15,7 @@ from ctxls.index.tables import Tables
 from ctxls.syntax import languages
 from ctxls.syntax.outline import extract
 from ctxls.syntax.text import LineIndex
+from tests.unit.test_resolve import modules_sought
 
 
 def test_every_system_is_registered_once_by_name() -> None:
@@ -469,14 +470,7 @@ def test_the_module_an_expression_names_is_worked_out_once_per_index_version(
              "app.py": "from shop import money\n\nmoney.cents(1)\n"}
     index = _python_index(Path("/ws"), files)
     app = index.files["/ws/app.py"]
-    worked: list[str] = []
-    real = RefIndex._module_of
-
-    def working(self: RefIndex, info: FileInfo, expr: str) -> FileInfo | None:
-        worked.append(expr)
-        return real(self, info, expr)
-
-    monkeypatch.setattr(RefIndex, "_module_of", working)
+    worked = modules_sought(monkeypatch)
     for _ in range(3):
         found = index.module_of(app, "money")
         assert found is not None and found.path == "shop/money.py"

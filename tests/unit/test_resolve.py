@@ -1013,6 +1013,19 @@ def test_a_go_field_is_used_only_where_imports_lead_to_its_package(tmp_path: Pat
     assert judged == {"main/main.go": True, "other/o.go": False, "q/a.go": True}
 
 
+def modules_sought(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The expressions ``RefIndex`` works out as modules from now on, in order."""
+    sought: list[str] = []
+    real = RefIndex._module_of
+
+    def seeking(self: RefIndex, info: FileInfo, expr: str) -> FileInfo | None:
+        sought.append(expr)
+        return real(self, info, expr)
+
+    monkeypatch.setattr(RefIndex, "_module_of", seeking)
+    return sought
+
+
 def test_a_call_in_a_receivers_text_is_sought_as_no_module(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`p = project().file(1).build()`: p's class comes from what build() returns, and the
@@ -1025,14 +1038,7 @@ def test_a_call_in_a_receivers_text_is_sought_as_no_module(
                  b"    return B()\n"),
         "use.py": b"from b import project\n\np = project().file(1).build()\np.run()\n",
     })
-    sought: list[str] = []
-    real = RefIndex._module_of
-
-    def seeking(self: RefIndex, info: FileInfo, expr: str) -> FileInfo | None:
-        sought.append(expr)
-        return real(self, info, expr)
-
-    monkeypatch.setattr(RefIndex, "_module_of", seeking)
+    sought = modules_sought(monkeypatch)
     home = index.files["/ws/b.py"]
     resolved, _ = references(index, home.key, resolve(home.outline, "B.run", "b.py"))
     assert [(r.path, r.call.row) for r in resolved] == [("use.py", 3)]
