@@ -1043,3 +1043,31 @@ def test_a_call_in_a_receivers_text_is_sought_as_no_module(
     resolved, _ = references(index, home.key, resolve(home.outline, "B.run", "b.py"))
     assert [(r.path, r.call.row) for r in resolved] == [("use.py", 3)]
     assert not any("(" in expr for expr in sought)
+
+
+def test_a_go_packages_files_share_one_answer_of_where_their_imports_lead(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a Go file's package imports its way to a struct's package is asked of the
+    package's first file, whose answer all its files share: each of forty files asking
+    for itself read the forty files' imports again (1,600 reads for one package)."""
+    from ctxls.index import reach
+
+    files = {"go.mod": b"module example.com/app\n\ngo 1.22\n",
+             "p/t.go": b"package p\n\ntype T struct {\n\tField int\n}\n"}
+    for i in range(40):
+        files[f"q/f{i:02}.go"] = (b"package q\n\nimport \"fmt\"\n\n"
+                                  b"func F%d() { fmt.Println(%d) }\n" % (i, i))
+    index = _on_disk(tmp_path, files)
+    home = index.files[f"{tmp_path}/p/t.go"]
+    field = next(d for d in home.outline.decls if d.name == "Field")
+    read: list[str] = []
+    real = reach.resolved_imports
+
+    def reading(ix: RefIndex, info: FileInfo) -> Any:
+        read.append(info.path)
+        return real(ix, info)
+
+    monkeypatch.setattr(reach, "resolved_imports", reading)
+    assert not any(reach.may_use(index, index.files[f"{tmp_path}/q/f{i:02}.go"], home, field,
+                                 {"Field"}) for i in range(40))
+    assert len(read) <= 2 * 40

@@ -162,7 +162,9 @@ def may_use(index: RefIndex, info: FileInfo, home: FileInfo, decl: Decl, names: 
     if info.key in own:
         return True
     if decl.parents and system.spans_files:  # (another file of its package may import it,
-        return leads_to(index, info, own)  # and one of its functions return the class)
+        # and one of its functions return the class; asked of the package's first file,
+        # whose answer all its files share, once)
+        return leads_to(index, index.package(info)[0], own)
     modules = index.module_names_of(home)
     target = (home.key, decl.qualname)
 
