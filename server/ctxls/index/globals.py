@@ -9,7 +9,7 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from ctxls.index.modules import ModuleSystem
 from ctxls.index.tables import CLASS_KINDS as CLASS_KINDS
-from ctxls.index.tables import Tables
+from ctxls.index.tables import Tables, class_names
 from ctxls.syntax.outline import Decl, Outline
 
 PATH_SEP = re.compile(r"[.]|::")  # between a qualified name's parts
@@ -106,5 +106,4 @@ def _types(tables: Tables) -> Sequence[str] | frozenset[str]:
     `ToString` override's file, for orleans' every use of one, 0.35 s)."""
     if not tables.decoded:
         return tables.head_names().types
-    return tables.derived("types", lambda outline, _: frozenset(
-        d.name for d in outline.decls if d.kind in CLASS_KINDS or d.kind == "module"))
+    return tables.derived("types", class_names)

@@ -134,8 +134,13 @@ def head(outline: Outline, refs: Refs | None) -> Head:
                 () if refs is None else tuple(sorted({b.name for b in refs.bindings})),
                 tuple(sorted({d.qualname for d in outline.decls if d.qualname != d.name})),
                 tuple(sorted({d.name for d in tops(outline)})),
-                tuple(sorted({d.name for d in outline.decls
-                              if d.kind in CLASS_KINDS or d.kind == "module"})))
+                tuple(sorted(class_names(outline))))
+
+
+def class_names(outline: Outline, _: Refs | None = None) -> frozenset[str]:
+    """The names of a file's classes (Ruby's modules too), nested or not."""
+    return frozenset(d.name for d in outline.decls
+                     if d.kind in CLASS_KINDS or d.kind == "module")
 
 
 def _typed(outline: Outline, refs: Refs | None) -> tuple[str, ...]:
