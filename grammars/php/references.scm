@@ -2,6 +2,9 @@
 ; scope. Capture vocabulary: grammars/README.md (module_system = "namespaces": classes are
 ; found by name across the workspace).
 
+; `namespace A\B;`: the classes after it are A\B's
+(namespace_definition !body name: (namespace_name) @namespace.name)
+
 ; `use A\B\C [as D];`
 (namespace_use_clause (qualified_name prefix: (namespace_name) @import.from (name) @import.name) !alias)
 (namespace_use_clause (qualified_name prefix: (namespace_name) @import.from (name) @import.name) alias: (name) @import.alias)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import tree_sitter
 
 from ctxls.index.scan import index_batch
 from ctxls.requests.uses import uses
+from ctxls.snapshot import Snapshot
 from ctxls.syntax.languages import Language
 from ctxls.workspace import Workspace
 
@@ -56,19 +58,21 @@ FILES = {
 }
 
 
-def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for rel, text in FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(textwrap.dedent(text))
-    ws = Workspace([tmp_path])
-    ws.add(index_batch([(rel, str(tmp_path / rel)) for rel in FILES], 1 << 20))
-    snap = ws.snapshot(refs=True)
-    key = str(tmp_path / "shop/pricing.py")
-    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "total")
+def _indexed(root: Path, files: dict[str, str]) -> Snapshot:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    ws = Workspace([root])
+    ws.add(index_batch([(rel, str(root / rel)) for rel in files], 1 << 20))
+    return ws.snapshot(refs=True)
 
-    whole: list[str] = []  # files parsed whole, by their first line
-    items: list[tuple[str, list[tuple[int, int]]]] = []  # files parsed item by item
+
+def _record_parses(monkeypatch: pytest.MonkeyPatch
+                   ) -> tuple[list[str], list[tuple[str, list[tuple[int, int]]]]]:
+    """Files parsed whole, by their first line; and files parsed item by item, with the
+    rows of the ranges read."""
+    whole: list[str] = []
+    items: list[tuple[str, list[tuple[int, int]]]] = []
     make, real = Language.parser, tree_sitter.Parser
 
     class Whole:
@@ -91,6 +95,15 @@ def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
 
     monkeypatch.setattr(Language, "parser", lambda self: Whole(make(self)))
     monkeypatch.setattr(tree_sitter, "Parser", Items)
+    return whole, items
+
+
+def test_a_file_whose_every_match_is_a_judged_call_is_not_parsed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    snap = _indexed(tmp_path, FILES)
+    key = str(tmp_path / "shop/pricing.py")
+    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "total")
+    whole, items = _record_parses(monkeypatch)
     found = sorted((r.path, r.call.row) for r in uses(snap, key, decl))
     assert found == [("shop/branch.py", 4), ("shop/cart.py", 4), ("shop/report.py", 3)]
     # cart.py's one match is a proven call, ledger.py's a call judged no use: neither is
@@ -159,3 +172,150 @@ def test_whether_a_function_binds_the_name_is_asked_once_per_function(
     assert [row for path, row in found if path == "chunk/chunk_test.go"] == [
         18 + 17 * i for i in range(5)]
     assert len(asked) == len(set(asked)) == 5
+
+
+PHP = {
+    "src/App/Errors/LogicException.php": """\
+        <?php
+
+        namespace App\\Errors;
+
+        class LogicException extends \\Exception {}
+        """,
+    "src/App/Other/LogicException.php": """\
+        <?php
+
+        namespace App\\Other;
+
+        class LogicException extends \\Exception {}
+        """,
+    "src/App/Guard.php": """\
+        <p>text until the tag</p>
+        <?php
+
+        namespace App;
+
+        use App\\Errors\\LogicException;
+
+        function check(): LogicException
+        {
+            return new LogicException();
+        }
+        """,
+    "src/App/Elsewhere.php": """\
+        <?php
+
+        namespace App;
+
+        use App\\Other\\LogicException;
+
+        /** @throws LogicException */
+        function other(): void
+        {
+            try {
+                throw new LogicException();
+            } catch (LogicException $e) {
+            }
+        }
+        """,
+}
+
+
+def test_a_php_file_is_read_from_its_tag_to_the_items_that_may_hold_uses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose every match the tables judge another class's (it imports another
+    `LogicException`) is not parsed at all; a file with uses is parsed from its start to
+    the end of its `<?php` and then only its items that hold a match."""
+    snap = _indexed(tmp_path, PHP)
+    key = str(tmp_path / "src/App/Errors/LogicException.php")
+    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "LogicException")
+    whole, items = _record_parses(monkeypatch)
+    found = sorted((r.path, r.call.row, r.why) for r in uses(snap, key, decl))
+    assert found == [("src/App/Guard.php", 5, "imported by name"),
+                     ("src/App/Guard.php", 7, "a class in scope"),
+                     ("src/App/Guard.php", 9, "a class in scope")] or [
+        (path, row) for path, row, _ in found] == [("src/App/Guard.php", r) for r in (5, 7, 9)]
+    assert whole == []
+    assert items == [("<p>text until the tag</p>", [(0, 2), (5, 6), (7, 11)])]
+
+
+@pytest.mark.parametrize("text", [
+    *(p.read_text() for p in sorted((Path(__file__).parents[1] / "fixtures/php")
+                                   .rglob("*.php"))),
+    *(textwrap.dedent(t) for t in PHP.values()),
+    "<?PHP\nuse A\\B;\nfunction f(B $b) { return $b; }\n?>\n<b>x</b>\n<?php\nclass C {}\n",
+])
+def test_a_php_item_read_after_the_tag_parses_as_in_its_file(text: str) -> None:
+    """Independent truth, the whole file's parse: every word in every item that starts a
+    line lies, in the parse of just that item after the file's `<?php`, in the same nodes
+    (types and places) up to the item."""
+    from ctxls.requests.uses import _items, _preamble
+    from ctxls.syntax import languages
+    from ctxls.syntax.outline import outline_source
+    from ctxls.syntax.text import LineIndex
+
+    lang, spec = languages.for_path("x.php"), languages.spec_for("x.php")
+    assert lang is not None and spec is not None and spec.uses is not None
+    data = text.encode()
+    index, outline = LineIndex(data), outline_source(lang, data)
+    tree = lang.parser().parse(data)
+    compared = 0
+    for row in range(index.line_count):
+        line = index.line(row)
+        for m in re.finditer(rb"[A-Za-z_]\w*", line):
+            at = (row, m.start(), m.end())
+            ranges = _items(outline, index, [at], _preamble(data, spec.uses.items_after))
+            if ranges is None:
+                continue
+            assert ranges[0].start_byte == 0 and data[:ranges[0].end_byte].rstrip().lower(
+                ).endswith(b"<?php")
+            alone = tree_sitter.Parser(lang.ts_language, included_ranges=ranges).parse(data)
+            chains = [_chain(t.root_node.descendant_for_point_range(at[:2], (row, m.end())))
+                      for t in (tree, alone)]
+            assert chains[0] == chains[1], (row, m.group())
+            compared += 1
+    assert compared > 5
+
+
+def _chain(node: tree_sitter.Node | None) -> list[tuple[str, tuple[int, int], tuple[int, int]]]:
+    """The node and its ancestors below the root, by type and place."""
+    out = []
+    while node is not None and node.parent is not None:
+        out.append((node.type, node.start_point, node.end_point))
+        node = node.parent
+    return out
+
+
+def test_a_php_import_names_the_class_of_its_namespace_among_classes_of_one_name(
+        tmp_path: Path) -> None:
+    """`use A\\B\\C;` means the `C` declared after `namespace A\\B;` (the last namespace
+    statement before it, where a file has several) or inside `namespace A\\B { }`, not one
+    of the other classes named `C`; by the short name alone it meant none."""
+    snap = _indexed(tmp_path, {
+        "lib/Two.php": """\
+            <?php
+            namespace App\\Errors;
+            class Failure {}
+            namespace App\\Other;
+            class Failure {}
+            """,
+        "lib/Braced.php": """\
+            <?php
+            namespace App\\Braced {
+                class Failure {}
+            }
+            """,
+        "lib/User.php": """\
+            <?php
+            namespace App;
+            use App\\Errors\\Failure;
+            use App\\Other\\Failure as OtherFailure;
+            use App\\Braced\\Failure as BracedFailure;
+            use App\\Missing\\Failure as MissingFailure;
+            """,
+    })
+    index = snap.refs
+    user = index.files[str(tmp_path / "lib/User.php")]
+    meant = [index.imported(user, imp) for imp in user.refs.imports]
+    assert [(m[0].path, m[1].span.start_row) if m else None for m in meant] == [
+        ("lib/Two.php", 2), ("lib/Two.php", 4), ("lib/Braced.php", 2), None]

@@ -49,6 +49,9 @@ class Refs(NamedTuple):
     bases: tuple[tuple[int, tuple[str, ...]], ...]  # (row of the class name, bases)
     returns: tuple[tuple[int, str], ...] = ()  # (row of a function's name, return annotation)
     internal: tuple[str, ...] = ()  # top-level names no other file can call (C's `static`)
+    # (row, dotted name) of each namespace statement: the classes after it are that
+    # namespace's (PHP's `namespace A\B;`)
+    namespaces: tuple[tuple[int, str], ...] = ()
 
 
 class Rows(NamedTuple):
@@ -61,7 +64,7 @@ class Rows(NamedTuple):
     spans: tuple[tuple[int, int], ...]
 
 
-EMPTY = Refs((), (), (), (), (), ())
+EMPTY = Refs((), (), (), (), (), (), ())
 # A NamedTuple's own constructor is a Python function; a cold scan makes a call or a binding
 # for most of its query's matches.
 _call = functools.partial(tuple.__new__, Call)
@@ -157,6 +160,7 @@ def update(lang: Language, prev: Refs, rows: Rows, root: ts.Node, lines: LineInd
         merge(prev.bases, new.bases, down),
         merge(prev.returns, new.returns, down),
         tuple(name for _, name in internal),
+        merge(prev.namespaces, new.namespaces, down),
     ), Rows(tuple(row for row, _ in internal),
             (*[x for x in rows.spans if x[1] < first],
              *[x for x in spans if first <= x[0] and x[1] <= last],
@@ -185,6 +189,7 @@ def _tables(lang: Language, found: Matches,
     bindings: list[Binding] = []
     bases: dict[int, list[str]] = {}
     returns: list[tuple[int, str]] = []
+    namespaces: list[tuple[int, str]] = []
     internal: list[str] = []
     internal_rows: list[int] = []
     system = modules.named(lang.module_system)
@@ -266,6 +271,9 @@ def _tables(lang: Language, found: Matches,
         elif "class.name" in caps:
             bases.setdefault(caps["class.name"][0].start_point.row, []).extend(
                 _path(_text(n)) for n in caps.get("class.base", []))
+        elif "namespace.name" in caps:
+            node = caps["namespace.name"][0]
+            namespaces.append((node.start_point.row, _path(_text(node))))
     bindings.sort()
     # A pattern that cannot see what precedes a name (a call in a Rust macro's tokens) also
     # matches `x.f(`: the capture with its object is the call.
@@ -273,4 +281,4 @@ def _tables(lang: Language, found: Matches,
     calls = [c for c in calls if c.obj is not None or (c.row, c.col) not in placed]
     return Refs(tuple(imports), tuple(calls), tuple(bindings),
                 tuple((k, tuple(v)) for k, v in bases.items()), tuple(returns),
-                tuple(internal)), tuple(internal_rows)
+                tuple(internal), tuple(sorted(namespaces))), tuple(internal_rows)

@@ -98,7 +98,8 @@ def _refs_enc(refs: Refs, memo: Memo) -> tuple[Any, ...]:
             cols[i] = _shared(cols[i], memo)
     bases = tuple((row, _shared(names, memo)) for row, names in refs.bases)
     returns = tuple((row, memo.setdefault(t, t)) for row, t in refs.returns)
-    return imports, calls, bindings, bases, returns, _shared(refs.internal, memo)
+    namespaces = tuple((row, memo.setdefault(n, n)) for row, n in refs.namespaces)
+    return imports, calls, bindings, bases, returns, _shared(refs.internal, memo), namespaces
 
 
 def encode(outline: Outline, refs: Refs | None) -> tuple[Any, ...]:
@@ -179,7 +180,7 @@ def decode(data: tuple[Any, ...]) -> tuple[Outline, Refs | None]:
         errors=_rows(Span, o[6]), shadowed=_decls_dec(o[7]), bodied_types=o[8],
         def_types=o[9])
     refs = None if r is None else Refs(_rows(Import, r[0]), _rows(Call, r[1]),
-                                       _rows(Binding, r[2]), r[3], r[4], r[5])
+                                       _rows(Binding, r[2]), r[3], r[4], r[5], r[6])
     return outline, refs
 
 

@@ -14,12 +14,13 @@ language without one gets its calls.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 import tree_sitter as ts
 
 from ctxls.index.reach import aliases, imports_of, may_use
-from ctxls.index.refs import DEFAULT, Call
+from ctxls.index.refs import DEFAULT, Call, Import
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, judge
 from ctxls.index.resolve import references as call_sites
 from ctxls.index.tables import module_words
@@ -79,6 +80,16 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     # (whether a function binds the name itself, per function: a test file's every bare
     # `t` asked it of its function again, 14,000 searches of prometheus's test bodies)
     bound: dict[tuple[str, Span, str], bool] = {}
+    judged: dict[tuple[str, Call], tuple[bool, str, str] | None] = {}
+
+    def verdict(info: FileInfo, call: Call, around: Decl | None
+                ) -> tuple[bool, str, str] | None:
+        """``judge``'s, asked once per match (before a file is parsed, and after)."""
+        k = (info.key, call)
+        if k not in judged:
+            judged[k] = judge(index, info, call, around, home, decl, owner)
+        return judged[k]
+
     for other in sorted(files):
         info = index.files.get(other)
         if info is None or languages.spec_for(info.path) != spec or not may_use(
@@ -123,8 +134,19 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 pending.append((row, line, m))
         if not pending:
             continue
+        # A tree tells only which matches are code that names something: a file none of
+        # whose matches the tables could take for a use (judged as a call or a doc
+        # comment's type, an import of this declaration, an export list's string) is not
+        # parsed (symfony's 403 files that import another `LogicException`, each parsed to
+        # learn that its `use` line and its `catch` name that one).
+        if not any(_may_be_use(verdict, info, row, line, m, spec.uses) for row, line, m
+                   in pending) and not _may_list_it(index, info, key, decl, spec.uses) \
+                and not any(_imports_as(index, info, m.group().decode(), key, decl)
+                            for _, _, m in pending):
+            continue
         assert v.lang is not None
-        items = _items(v.outline, v.index, [(r, m.start(), m.end()) for r, _, m in pending]
+        items = _items(v.outline, v.index, [(r, m.start(), m.end()) for r, _, m in pending],
+                       _preamble(v.data, spec.uses.items_after)
                        ) if spec.uses.items_alone and v.outline is not None else None
         tree = (ts.Parser(v.lang.ts_language, included_ranges=items) if items is not None
                 else v.lang.parser()).parse(v.data)
@@ -144,8 +166,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
             if statement is not None:
                 first, last = statement.start_point.row, statement.end_point.row
                 spelled = m.group().decode()
-                imp = next((i for i in info.refs.imports if first <= i.row <= last and (
-                    i.name == spelled or (i.name == DEFAULT and i.local == spelled))), None)
+                imp = next((i for i in info.refs.imports if first <= i.row <= last
+                            and _spells(i, spelled)), None)
                 got = index.imported(info, imp) if imp is not None else None
                 if got is not None and (got[0].key, got[1].qualname) == (key,
                                                                            decl.qualname):
@@ -160,8 +182,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 if _doc_type(line, col, spec.uses.doc_types):
                     call = Call(row, col, m.end(), m.group().decode(), None)
                     around = at_row(info.outline, row)
-                    verdict = judge(index, info, call, around, home, decl, owner)
-                    if verdict is not None and verdict[0]:
+                    said = verdict(info, call, around)
+                    if said is not None and said[0]:
                         found.append(Reference(other, info.path, call, around.qualname
                                                if around else None, "a doc comment's type"))
                         seen.add((other, row, col))
@@ -181,22 +203,34 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 if bound[scope]:
                     continue  # (a signature's annotations name the enclosing scope's)
             call = Call(row, col, m.end(), name, obj)
-            verdict = judge(index, info, call, around, home, decl, owner)
-            if verdict is not None and verdict[0]:
+            said = verdict(info, call, around)
+            if said is not None and said[0]:
                 found.append(Reference(other, info.path, call._replace(
                     col=_start(node, spec.uses, col)), around.qualname if around else None,
-                    verdict[1]))
+                    said[1]))
                 seen.add((other, row, col))
     return found
 
 
-def _items(outline: Outline, index: LineIndex, at: list[tuple[int, int, int]]
-           ) -> list[ts.Range] | None:
+def _preamble(data: bytes, pattern: str) -> int | None:
+    """How many bytes of the file are read before its items: 0 with no ``items_after``
+    pattern, the end of its first match, None when it does not match."""
+    if not pattern:
+        return 0
+    m = _pattern(pattern).search(data)
+    return m.end() if m else None
+
+
+def _items(outline: Outline, index: LineIndex, at: list[tuple[int, int, int]],
+           preamble: int | None = 0) -> list[ts.Range] | None:
     """The top-level items (declarations, header statements such as imports) that hold the
     names at ``at`` ((row, column, end column)), each with its line break, as the ranges a
-    parser reads alone; None when a name lies outside every item, or in one that does not
-    start a line (an import under `if TYPE_CHECKING:`): the whole file is parsed then. A
-    test module of 9,000 lines that imports the name and calls it parses its import."""
+    parser reads alone, after the file's first ``preamble`` bytes; None when a name lies
+    outside every item, or in one that does not start a line (an import under `if
+    TYPE_CHECKING:`), or the preamble is None: the whole file is parsed then. A test module
+    of 9,000 lines that imports the name and calls it parses its import."""
+    if preamble is None:
+        return None
     spans = sorted({*(d.span for d in outline.decls if not d.parents),
                     *(h.span for h in outline.header)})
     chosen: set[Span] = set()
@@ -208,6 +242,9 @@ def _items(outline: Outline, index: LineIndex, at: list[tuple[int, int, int]]
         chosen.add(item)
     ranges: list[ts.Range] = []
     last = (-1, -1)
+    if preamble:
+        last = index.point(preamble)
+        ranges.append(ts.Range((0, 0), last, 0, preamble))
     for s in sorted(chosen, key=lambda s: (s.start_row, s.start_col, -s.end_row, -s.end_col)):
         if (s.end_row, s.end_col) <= last:
             continue  # (inside the previous one)
@@ -223,13 +260,13 @@ def _items(outline: Outline, index: LineIndex, at: list[tuple[int, int, int]]
 
 
 @lru_cache(maxsize=64)
-def _doc_pattern(pattern: str) -> re.Pattern[bytes]:
+def _pattern(pattern: str) -> re.Pattern[bytes]:
     return re.compile(pattern.encode())
 
 
 def _doc_type(line: bytes, col: int, pattern: str) -> bool:
     """Whether the name at ``col`` lies in a type a doc comment's tag names (group 1)."""
-    return any(m.start(1) <= col < m.end(1) for m in _doc_pattern(pattern).finditer(line))
+    return any(m.start(1) <= col < m.end(1) for m in _pattern(pattern).finditer(line))
 
 
 def _start(node: ts.Node | None, spec: UsesSpec, col: int) -> int:
@@ -276,6 +313,39 @@ def _exported(node: ts.Node, spec: UsesSpec, name: str) -> bool:
             return left.text is not None and left.text.decode() in spec.export_lists
         parent = parent.parent
     return False
+
+
+def _may_be_use(verdict: Callable[[FileInfo, Call, Decl | None], tuple[bool, str, str] | None],
+                info: FileInfo, row: int, line: bytes, m: re.Match[bytes],
+                spec: UsesSpec) -> bool:
+    """Whether the match at ``row`` is a use if the tree says it is code that names
+    something: judged with its receiver (a name in code), or with none (a doc comment's
+    type)."""
+    around = at_row(info.outline, row)
+    name = m.group().decode()
+    for obj in {_receiver(line[:m.start()], spec.member_operators), None}:
+        said = verdict(info, Call(row, m.start(), m.end(), name, obj), around)
+        if said is not None and said[0]:
+            return True
+    return False
+
+
+def _may_list_it(index: RefIndex, info: FileInfo, key: str, decl: Decl, spec: UsesSpec
+                 ) -> bool:
+    """Whether an export list's string in the file may name the declaration."""
+    return bool(spec.export_lists) and not decl.parents and (
+        info.key == key or _imports_it(index, info, key, decl))
+
+
+def _spells(imp: Import, spelled: str) -> bool:
+    return imp.name == spelled or (imp.name == DEFAULT and imp.local == spelled)
+
+
+def _imports_as(index: RefIndex, info: FileInfo, spelled: str, key: str, decl: Decl) -> bool:
+    """Whether an import of the file spelled so binds the declaration."""
+    return any(_spells(i, spelled) and (got := index.imported(info, i)) is not None
+               and (got[0].key, got[1].qualname) == (key, decl.qualname)
+               for i in info.refs.imports)
 
 
 def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:

@@ -65,9 +65,12 @@ class UsesSpec:
     # (PHP: `use League\Flysystem\Config;`).
     qualified_names: tuple[str, ...] = ()
     # A top-level item (a declaration or import that starts a line) parses alone as it does
-    # in its file, so only the items that hold a name are parsed; not where a file must be
-    # read from its start (PHP's `<?php`).
+    # in its file, so only the items that hold a name are parsed.
     items_alone: bool = True
+    # Where a file must be read from its start: a pattern whose first match ends what is
+    # read before the items (PHP's `<?php` and the whitespace after it: a file is text
+    # until then). No match: the whole file is parsed.
+    items_after: str = ""
 
 
 @attrs.frozen
