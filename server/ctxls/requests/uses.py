@@ -320,10 +320,11 @@ def _may_be_use(verdict: Callable[[FileInfo, Call, Decl | None], tuple[bool, str
                 spec: UsesSpec) -> bool:
     """Whether the match at ``row`` is a use if the tree says it is code that names
     something: judged with its receiver (a name in code), or with none (a doc comment's
-    type)."""
+    type, where a language reads them)."""
     around = at_row(info.outline, row)
     name = m.group().decode()
-    for obj in {_receiver(line[:m.start()], spec.member_operators), None}:
+    receiver = _receiver(line[:m.start()], spec.member_operators)
+    for obj in {receiver, None} if spec.doc_types else (receiver,):
         said = verdict(info, Call(row, m.start(), m.end(), name, obj), around)
         if said is not None and said[0]:
             return True
