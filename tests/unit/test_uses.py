@@ -319,3 +319,49 @@ def test_a_php_import_names_the_class_of_its_namespace_among_classes_of_one_name
     meant = [index.imported(user, imp) for imp in user.refs.imports]
     assert [(m[0].path, m[1].span.start_row) if m else None for m in meant] == [
         ("lib/Two.php", 2), ("lib/Two.php", 4), ("lib/Braced.php", 2), None]
+
+
+def test_a_csharp_class_in_a_block_namespace_is_no_member_of_it(tmp_path: Path) -> None:
+    """A class declared inside `namespace A.B { }` is a name of the namespace, not a member
+    of a class: `new UserDto()` in a file that `using`s the namespace is its use (judged as
+    a member's, none was ever found), and so is one in the namespace itself, while a
+    method of the class keeps the class as its owner."""
+    snap = _indexed(tmp_path, {
+        "Model/Dto/UserDto.cs": """\
+            namespace Model.Dto
+            {
+                public class UserDto
+                {
+                    public string Name() { return "x"; }
+                }
+            }
+            """,
+        "Model/Dto/Other.cs": """\
+            namespace Model.Dto
+            {
+                public class Other
+                {
+                    public UserDto Make() { return new UserDto(); }
+                }
+            }
+            """,
+        "Server/Users.cs": """\
+            using Model.Dto;
+
+            namespace Server
+            {
+                public class Users
+                {
+                    public string Get() { var u = new UserDto(); return u.Name(); }
+                }
+            }
+            """,
+    })
+    key = str(tmp_path / "Model/Dto/UserDto.cs")
+    decls = {d.name: d for d in snap.refs.files[key].outline.decls}
+    assert snap.refs.owner(snap.refs.files[key], decls["UserDto"]) is None
+    assert snap.refs.owner(snap.refs.files[key], decls["Name"]) == decls["UserDto"].qualname
+    found = sorted((r.path, r.call.row) for r in uses(snap, key, decls["UserDto"]))
+    assert found == [("Model/Dto/Other.cs", 4), ("Server/Users.cs", 6)]
+    assert [(r.path, r.call.row) for r in uses(snap, key, decls["Name"])] == [
+        ("Server/Users.cs", 6)]

@@ -24,6 +24,7 @@ from ctxls.index.tops import Tops
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline
 from ctxls.syntax.symbols import at_row
+from ctxls.syntax.symbols import tops as top_decls
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 GO_PARAM = re.compile(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$")  # (c *Context, ...)
@@ -57,15 +58,13 @@ class FileInfo(NamedTuple):
 @lru_cache(maxsize=1 << 16)
 def _system(path: str) -> ModuleSystem:
     """The module system of the file's language (``NONE`` without reference tables)."""
-    name = languages.module_system(path)
-    return modules.named(name) if name is not None else modules.NONE
+    return modules.named(n) if (n := languages.module_system(path)) is not None else modules.NONE
 
 
 @lru_cache(maxsize=1 << 16)
 def _package_tag(path: str) -> str | None:
     """``module:<name>`` for a file of a module that spans files (a Go or Java package)."""
-    system = _system(path)
-    mod = system.module_name(path) if system.spans_files else None
+    mod = system.module_name(path) if (system := _system(path)).spans_files else None
     return f"module:{mod}" if mod is not None else None
 
 
@@ -491,27 +490,28 @@ class RefIndex:
         return found
 
     def owner(self, info: FileInfo, decl: Decl) -> str | None:
-        """The class a declaration is a member of; None for a module's own names, CommonJS
-        ``exports.f`` among them."""
-        if not decl.parents or all(p in _system(info.path).export_objects for p in decl.parents):
+        """The class a declaration is a member of; None for a module's own names (CommonJS
+        ``exports.f``; where classes are global, C#'s `namespace A { class C }`'s `C`)."""
+        system = _system(info.path)
+        if not decl.parents or all(p in system.export_objects for p in decl.parents) or (
+                system.global_classes and decl in top_decls(info.outline)):
             return None
         return decl.parents[-1]
 
     def calls_through_bases(self, info: FileInfo) -> bool:
         """Whether a call of a base's or interface's method counts as a use of each
         override, as the language's own server counts it (``calls_through_bases``)."""
-        lang = languages.for_path(info.path)
-        return lang is not None and lang.calls_through_bases
+        return (lang := languages.for_path(info.path)) is not None and lang.calls_through_bases
 
     def sees_unimported_classes(self, info: FileInfo) -> bool:
         """Whether a class name in the file may mean a class no import names: one of its
         package's other files (Go, Java) or any file (Ruby's global constants)."""
-        return _system(info.path).spans_files or _system(info.path).global_classes
+        return (system := _system(info.path)).spans_files or system.global_classes
 
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions
 
-    def module_system(self, info: FileInfo) -> ModuleSystem:
+    def module_system(self, info: FileInfo) -> ModuleSystem:  # (globals.Index)
         return _system(info.path)
 
     def internal(self, info: FileInfo) -> tuple[str, ...]:
