@@ -2,6 +2,9 @@
 ; their scope. Capture vocabulary: grammars/README.md (module_system = "namespaces": types are
 ; found by name across the workspace).
 
+; `namespace A.B;`: the types after it are A.B's
+(file_scoped_namespace_declaration name: (_) @namespace.name)
+
 ; `using A.B;` brings a namespace's types into scope: a star import of A.B.
 (using_directive (qualified_name) @import.from) @import.star
 (using_directive (identifier) @import.from) @import.star

@@ -365,3 +365,59 @@ def test_a_csharp_class_in_a_block_namespace_is_no_member_of_it(tmp_path: Path) 
     assert found == [("Model/Dto/Other.cs", 4), ("Server/Users.cs", 6)]
     assert [(r.path, r.call.row) for r in uses(snap, key, decls["Name"])] == [
         ("Server/Users.cs", 6)]
+
+
+def test_a_csharp_name_means_the_class_of_a_namespace_in_scope_whatever_its_folder(
+        tmp_path: Path) -> None:
+    """`using A.B;` and the namespaces a file is in (and those around them) bring their
+    classes into scope, though no folder is named after them: `new AB()` is the struct
+    of the namespace used, `new Clock()` the class of an enclosing namespace, and a name
+    two namespaces in scope declare is proven neither's, nor one the file declares itself
+    (a nested class of its own comes first)."""
+    snap = _indexed(tmp_path, {
+        "test/Interfaces/Shapes.cs": """\
+            namespace UnitTests.GrainInterfaces
+            {
+                public struct AB { public int A; }
+                public class Twin { }
+            }
+            """,
+        "lib/Clock.cs": """\
+            namespace UnitTests;
+
+            public class Clock { }
+            public class Twin { }
+            """,
+        "test/Grains/LogGrain.cs": """\
+            using UnitTests.GrainInterfaces;
+
+            namespace UnitTests.Grains
+            {
+                public class LogGrain
+                {
+                    public AB Both() { var c = new Clock(); var t = new Twin(); return new AB(); }
+                }
+            }
+            """,
+        "test/Grains/Own.cs": """\
+            using UnitTests.GrainInterfaces;
+
+            namespace UnitTests.Grains
+            {
+                public class Own
+                {
+                    public class AB { }
+                    public AB Make() { return new AB(); }
+                }
+            }
+            """,
+    })
+
+    def calls_of(path: str, name: str) -> list[tuple[str, int]]:
+        key = str(tmp_path / path)
+        decl = next(d for d in snap.refs.files[key].outline.decls if d.name == name)
+        return sorted((r.path, r.call.row) for r in uses(snap, key, decl))
+
+    assert calls_of("test/Interfaces/Shapes.cs", "AB") == [("test/Grains/LogGrain.cs", 6)]
+    assert calls_of("lib/Clock.cs", "Clock") == [("test/Grains/LogGrain.cs", 6)]
+    assert calls_of("lib/Clock.cs", "Twin") == calls_of("test/Interfaces/Shapes.cs", "Twin") == []

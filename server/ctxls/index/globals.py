@@ -95,12 +95,12 @@ class Globals(Generic[F]):
                           if d.kind in ("function", "method") and d.name == name]
             elif kind == "class" and system.global_classes:
                 found += [(f, d) for d in f.outline.decls
-                          if d.kind in ("module", *CLASS_KINDS) and (
-                              name in (d.name, d.qualname) or name == _in_namespace(f, d))]
+                          if d.name == last and d.kind in ("module", *CLASS_KINDS) and (
+                              name in (d.name, d.qualname) or name == in_namespace(f, d))]
         return found
 
 
-def _in_namespace(f: File, d: Decl) -> str:
+def in_namespace(f: File, d: Decl) -> str:
     """A class's qualified name in its namespace, dotted: PHP's `A.B.C` for a `class C`
     after `namespace A\\B;` or inside `namespace A\\B { }` (a `use A\\B\\C;` names it so;
     by its own name alone, one of symfony's 40 `LogicException`s was no import's)."""

@@ -465,9 +465,8 @@ class RefIndex:
     def may_be_workspace_class(self, info: FileInfo, expr: str) -> bool:
         """Whether a class name that ``class_named`` did not resolve may still be a class of
         the workspace: not where class names are global and no workspace file declares it."""
-        if not _system(info.path).global_classes:
-            return True
-        return bool(self._globals().get("class", PATH_SEP.split(expr)[-1]))
+        return not _system(info.path).global_classes or bool(
+            self.classes_named(PATH_SEP.split(expr)[-1]))
 
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it
@@ -565,13 +564,14 @@ class RefIndex:
         return found[0] if len(found) == 1 else None
 
     def only_method(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
-        """The one method of the workspace named ``name``, where class names are global
-        (Ruby: a bare call in a mixin may mean any including class's method, so the name
-        is all there is to go on)."""
-        if not _system(info.path).global_classes:
-            return None
-        found = self._globals().get("def", name)
+        """The one method of the workspace named ``name``, where class names are global (Ruby:
+        a bare call in a mixin may mean any including class's method: the name is all there is)."""
+        found = self._globals().get("def", name) if _system(info.path).global_classes else []
         return found[0] if len(found) == 1 else None
+
+    def classes_named(self, name: str) -> list[tuple[FileInfo, Decl]]:
+        """The classes (Ruby's modules too) of that name where class names are global."""
+        return self._globals().get("class", name)
 
     def global_class(self, expr: str) -> tuple[FileInfo, Decl] | None:
         """A class or module by (qualified) name in any file whose module system makes

@@ -16,7 +16,7 @@ import re
 from typing import NamedTuple
 
 from ctxls.index import derived, spelling
-from ctxls.index.globals import CLASS_KINDS, PATH_SEP
+from ctxls.index.globals import CLASS_KINDS, PATH_SEP, in_namespace
 from ctxls.index.reach import aliases, may_reach, may_use, nearest, same_system
 from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
@@ -388,7 +388,28 @@ def _bare_of(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl
     for imp in info.refs.imports:
         if imp.local == name and imp.name and imp.name != "*":
             return index.imported(info, imp)
-    return index.export(info, name)
+    found = index.export(info, name)
+    if found is None and index.module_system(info).global_classes:
+        return _in_namespaces(index, info, name)
+    return found
+
+
+def _in_namespaces(index: RefIndex, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
+    """Where class names are global, the class ``name`` of a namespace the file is in (and
+    those around it) or brings into scope (C#'s `using A.B;`), when one alone is found: a
+    namespace need not be its folder (orleans' `UnitTests.GrainInterfaces` in
+    test/Grains/TestGrainInterfaces), which the module lookup goes by."""
+    classes = index.classes_named(name)
+    if not classes or any(d.name == name for f, d in classes if f.key == info.key):
+        return None  # (a method, a library's type; or a nested class of the file's own)
+    spaces = {i.module for i in info.refs.imports if i.name == "*"}
+    for space in [n for _, n in info.refs.namespaces] + [
+            d.qualname.replace("\\", ".") for d in info.outline.decls if d.kind == "namespace"]:
+        parts = space.split(".")
+        spaces.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    wanted = {f"{space}.{name}" for space in spaces}
+    found = {(f.key, d.qualname): (f, d) for f, d in classes if in_namespace(f, d) in wanted}
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def enclosing_class(info: FileInfo, around: Decl | None,
