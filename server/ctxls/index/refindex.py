@@ -337,8 +337,17 @@ class RefIndex:
         until the index changes: barrels of `export * from` each other made the search of a
         name no module declares grow as their fan-out to the power of the hops (babel:
         minutes for one textDocument/references)."""
-        return self.remembered("export", (info.key, name, hops),
-                               lambda: self._export(info, name, hops))
+        # what a search with more hops to go found nothing for, one with fewer cannot
+        # find (an include reached again deeper was searched again, once per depth)
+        missed = self.remembered("missed", (info.key, name), lambda: [MAX_HOPS + 1]) \
+            if hops else None
+        if missed is not None and hops >= missed[0]:
+            return None
+        found = self.remembered("export", (info.key, name, hops),
+                                lambda: self._export(info, name, hops))
+        if found is None and missed is not None:
+            missed[0] = min(missed[0], hops)
+        return found
 
     def _export(self, info: FileInfo, name: str, hops: int) -> tuple[FileInfo, Decl] | None:
         system = _system(info.path)
@@ -357,8 +366,9 @@ class RefIndex:
                 return member, d
         if prototype is not None:
             return prototype
-        if hops >= MAX_HOPS or (hops and not system.reexports):
-            return None
+        if hops >= MAX_HOPS or (hops and not system.reexports) or (
+                system.included_files and parts[0] not in self.declared_by):
+            return None  # (a name an include may bring starts with one some file declares)
         if name == DEFAULT and system.default_exports:  # `export default View`
             named = next((b.type for b in info.refs.bindings if b.name == DEFAULT), None)
             return self.export(info, named, hops + 1) if named else None
@@ -528,34 +538,6 @@ class RefIndex:
     def declaring(self, info: FileInfo, name: str) -> list[FileInfo]:
         """The files that declare the global function ``name`` (prototypes too)."""
         return [f for f, _ in self._globals().get("decl", name, _system(info.path).name)]
-
-    def includers(self, info: FileInfo) -> set[str]:
-        """Keys of the files that include ``info``'s module, directly or through other
-        headers (C), where what it declares is in scope; empty for other systems."""
-        if not _system(info.path).included_files:
-            return set()
-        rev = self.remembered("includes", None, self._find_includes)
-        todo = list(self.module_names_of(info))
-        modules, out = set(todo), set()
-        while todo:
-            for key in rev.get(todo.pop(), ()):
-                if key in out or key not in self.files:
-                    continue
-                out.add(key)
-                for mod in self.module_names_of(self.files[key]):
-                    if mod not in modules:
-                        modules.add(mod)
-                        todo.append(mod)
-        return out
-
-    def _find_includes(self) -> dict[str, set[str]]:
-        """Module -> the files that include it (C)."""
-        rev: dict[str, set[str]] = {}
-        for f in self.files.values():
-            if _system(f.path).included_files:
-                for mod in self.imported_modules(f):
-                    rev.setdefault(mod, set()).add(f.key)
-        return rev
 
     def global_function(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
         """The one top-level function definition (with a body) named ``name`` in the files

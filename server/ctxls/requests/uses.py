@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
+from ctxls.index.includes import includers
 from ctxls.index.reach import aliases, imports_of, may_use
 from ctxls.index.refs import DEFAULT, Call, Import
 from ctxls.index.resolve import FileInfo, Reference, RefIndex, judge
@@ -57,7 +58,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     # C: every file a declaration of it is in scope in (through headers, transitively)
     for declares in (index.declaring(home, decl.name) if index.global_functions(home)
                      and not decl.parents else [home]):
-        files |= index.includers(declares)
+        files |= includers(index, declares)
     for module in index.module_names_of(home):  # `module.name` in a file importing it
         if words := module_words(module):
             files |= index.by_name.get(words[-1], set())
