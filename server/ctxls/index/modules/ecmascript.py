@@ -15,6 +15,7 @@ import json
 import os
 import posixpath
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -252,8 +253,39 @@ def _existing(target: str, root: str) -> str | None:
             break
     for stem in tries:
         base = os.path.join(root, stem)
-        if any(os.path.isfile(base + ext) for ext in SOURCES):
+        folder, _, name = base.rpartition(os.sep)
+        beside = _files_in(folder)
+        if any(name + ext in beside for ext in SOURCES):
             return stem
-        if any(os.path.isfile(os.path.join(base, "index" + ext)) for ext in SOURCES):
+        inside = _files_in(base)
+        if any("index" + ext in inside for ext in SOURCES):
             return stem
     return None
+
+
+_FOLDERS: dict[str, tuple[int, frozenset[str]]] = {}  # folder -> (its time, its files)
+FOLDERS_KEPT = 1 << 12
+
+
+def _files_in(folder: str) -> frozenset[str]:
+    """The names of the files in ``folder`` (none if it is no folder), listed again when
+    its time changes: each candidate of an import was a file's stat, 16 per try (the
+    first window on prisma resolved its test files' imports with 38,844 of them, 0.17 s).
+    A folder changed in the last two seconds is not kept (its time may not move again)."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return frozenset()
+    held = _FOLDERS.get(folder)
+    if held is not None and held[0] == mtime:
+        return held[1]
+    try:
+        with os.scandir(folder) as entries:
+            names = frozenset(e.name for e in entries if e.is_file())
+    except OSError:
+        return frozenset()
+    if time.time_ns() - mtime > 2_000_000_000:
+        if len(_FOLDERS) >= FOLDERS_KEPT:
+            _FOLDERS.clear()
+        _FOLDERS[folder] = (mtime, names)
+    return names
