@@ -17,6 +17,7 @@ from ctxls.syntax import languages
 from ctxls.syntax.outline import extract
 from ctxls.syntax.text import LineIndex
 from tests.unit.test_resolve import modules_sought
+from tests.unit.test_walk import _listings
 
 
 def test_every_system_is_registered_once_by_name() -> None:
@@ -495,14 +496,7 @@ def test_ecmascript_candidates_are_read_from_each_folder_s_listing_kept_while_it
     old = 1_000_000_000
     os.utime(tmp_path / "pkg", (old, old))
     monkeypatch.setattr(ecmascript, "_FOLDERS", {})
-    listed: list[str] = []
-    real = os.scandir
-
-    def scandir(path: str) -> object:
-        listed.append(path)
-        return real(path)
-
-    monkeypatch.setattr(ecmascript.os, "scandir", scandir)
+    listed = _listings(monkeypatch)  # (every os.scandir)
     root = str(tmp_path)
     assert ecmascript._existing("pkg/a", root) == "pkg/a"
     assert ecmascript._existing("pkg/a.js", root) == "pkg/a"  # (any source extension)
