@@ -47,6 +47,15 @@ def by_row(outline: Outline, refs: Refs | None
     return names, calls
 
 
+def by_qualname(outline: Outline, refs: Refs | None) -> dict[str, list[Decl]]:
+    """Declarations by qualname, in source order (a C++ window judged thousands of calls
+    in one file, each searching its declarations for the class around it)."""
+    out: dict[str, list[Decl]] = {}
+    for d in outline.decls:
+        out.setdefault(d.qualname, []).append(d)
+    return out
+
+
 def bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Binding]]:
     table: dict[str, list[Binding]] = {}
     for b in refs.bindings if refs is not None else ():

@@ -416,11 +416,11 @@ def enclosing_class(info: FileInfo, around: Decl | None,
                      also: tuple[str, ...] = ()) -> Decl | None:
     if around is None:
         return None
-    names = {d.qualname: d for d in info.outline.decls
-             if d.kind in CLASS_KINDS or d.kind in ("impl", "trait", *also)}
+    named = info.tables.derived("by_qualname", derived.by_qualname)
     for parent in reversed((*around.parents, around.qualname)):
-        if parent in names:
-            return names[parent]
+        for d in reversed(named.get(parent, ())):  # (the last of a name, as a dict keeps)
+            if d.kind in CLASS_KINDS or d.kind in ("impl", "trait", *also):
+                return d
     return None
 
 

@@ -29,7 +29,6 @@ from ctxls.snapshot import Snapshot
 from ctxls.syntax import languages
 from ctxls.syntax.outline import Decl, Outline, Span
 from ctxls.syntax.spec import UsesSpec
-from ctxls.syntax.symbols import at_row
 from ctxls.syntax.text import LineIndex
 
 _ANNOTATION = re.compile(r"[:=]")  # (compiled at import: a first request compiled it)
@@ -140,7 +139,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         # comment's type, an import of this declaration, an export list's string) is not
         # parsed (symfony's 403 files that import another `LogicException`, each parsed to
         # learn that its `use` line and its `catch` name that one).
-        if not any(_may_be_use(verdict, info, row, line, m, spec.uses) for row, line, m
+        if not any(_may_be_use(verdict, info, row, index.at_row(info, row), line, m,
+                               spec.uses) for row, line, m
                    in pending) and not _may_list_it(index, info, key, decl, spec.uses) \
                 and not any(_imports_as(index, info, m.group().decode(), key, decl)
                             for _, _, m in pending):
@@ -182,7 +182,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 # doc comment is a use where the language's tools read them
                 if _doc_type(line, col, spec.uses.doc_types):
                     call = Call(row, col, m.end(), m.group().decode(), None)
-                    around = at_row(info.outline, row)
+                    around = index.at_row(info, row)
                     said = verdict(info, call, around)
                     if said is not None and said[0]:
                         found.append(Reference(other, info.path, call, around.qualname
@@ -195,7 +195,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                     node.parent.type in spec.uses.property_reads:
                 continue  # a property of the same name
             obj = _receiver(line[:col], spec.uses.member_operators)
-            around = at_row(info.outline, row)
+            around = index.at_row(info, row)
             name = m.group().decode()
             if obj is None and around is not None and row > around.signature.end_row:
                 scope = (other, around.span, name)
@@ -317,12 +317,11 @@ def _exported(node: ts.Node, spec: UsesSpec, name: str) -> bool:
 
 
 def _may_be_use(verdict: Callable[[FileInfo, Call, Decl | None], tuple[bool, str, str] | None],
-                info: FileInfo, row: int, line: bytes, m: re.Match[bytes],
-                spec: UsesSpec) -> bool:
-    """Whether the match at ``row`` is a use if the tree says it is code that names
-    something: judged with its receiver (a name in code), or with none (a doc comment's
-    type, where a language reads them)."""
-    around = at_row(info.outline, row)
+                info: FileInfo, row: int, around: Decl | None, line: bytes,
+                m: re.Match[bytes], spec: UsesSpec) -> bool:
+    """Whether the match at ``row`` (in ``around``) is a use if the tree says it is code
+    that names something: judged with its receiver (a name in code), or with none (a doc
+    comment's type, where a language reads them)."""
     name = m.group().decode()
     receiver = _receiver(line[:m.start()], spec.member_operators)
     for obj in {receiver, None} if spec.doc_types else (receiver,):
