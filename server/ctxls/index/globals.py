@@ -103,7 +103,7 @@ class Globals(Generic[F]):
 def in_namespace(f: File, d: Decl) -> str:
     """A class's qualified name in its namespace, dotted: PHP's `A.B.C` for a `class C`
     after `namespace A\\B;` or inside `namespace A\\B { }` (a `use A\\B\\C;` names it so;
-    by its own name alone, one of symfony's 40 `LogicException`s was no import's)."""
+    by its own name alone, one of symfony's 25 `LogicException`s was no import's)."""
     dotted = d.qualname.replace("\\", ".")
     refs = f.tables.refs
     if refs is None or not refs.namespaces:

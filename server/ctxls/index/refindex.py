@@ -58,13 +58,15 @@ class FileInfo(NamedTuple):
 @lru_cache(maxsize=1 << 16)
 def _system(path: str) -> ModuleSystem:
     """The module system of the file's language (``NONE`` without reference tables)."""
-    return modules.named(n) if (n := languages.module_system(path)) is not None else modules.NONE
+    name = languages.module_system(path)
+    return modules.named(name) if name is not None else modules.NONE
 
 
 @lru_cache(maxsize=1 << 16)
 def _package_tag(path: str) -> str | None:
     """``module:<name>`` for a file of a module that spans files (a Go or Java package)."""
-    mod = system.module_name(path) if (system := _system(path)).spans_files else None
+    system = _system(path)
+    mod = system.module_name(path) if system.spans_files else None
     return f"module:{mod}" if mod is not None else None
 
 
@@ -339,10 +341,11 @@ class RefIndex:
         minutes for one textDocument/references)."""
         # what a search with more hops to go found nothing for, one with fewer cannot
         # find (an include reached again deeper was searched again, once per depth)
-        missed = self.remembered("missed", (info.key, name), lambda: [MAX_HOPS + 1]) \
-            if hops else None
-        if missed is not None and hops >= missed[0]:
-            return None
+        missed: list[int] | None = None
+        if hops:
+            missed = self.remembered("missed", (info.key, name), lambda: [MAX_HOPS + 1])
+            if hops >= missed[0]:
+                return None
         found = self.remembered("export", (info.key, name, hops),
                                 lambda: self._export(info, name, hops))
         if found is None and missed is not None:
@@ -475,8 +478,9 @@ class RefIndex:
     def may_be_workspace_class(self, info: FileInfo, expr: str) -> bool:
         """Whether a class name that ``class_named`` did not resolve may still be a class of
         the workspace: not where class names are global and no workspace file declares it."""
-        return not _system(info.path).global_classes or bool(
-            self.classes_named(PATH_SEP.split(expr)[-1]))
+        if not _system(info.path).global_classes:
+            return True
+        return bool(self.classes_named(PATH_SEP.split(expr)[-1]))
 
     def traits_in_scope(self, info: FileInfo) -> list[tuple[FileInfo, Decl]]:
         """The traits whose methods the file may call on any type: its own, those it
@@ -510,17 +514,19 @@ class RefIndex:
     def calls_through_bases(self, info: FileInfo) -> bool:
         """Whether a call of a base's or interface's method counts as a use of each
         override, as the language's own server counts it (``calls_through_bases``)."""
-        return (lang := languages.for_path(info.path)) is not None and lang.calls_through_bases
+        lang = languages.for_path(info.path)
+        return lang is not None and lang.calls_through_bases
 
     def sees_unimported_classes(self, info: FileInfo) -> bool:
         """Whether a class name in the file may mean a class no import names: one of its
         package's other files (Go, Java) or any file (Ruby's global constants)."""
-        return (system := _system(info.path)).spans_files or system.global_classes
+        system = _system(info.path)
+        return system.spans_files or system.global_classes
 
     def global_functions(self, info: FileInfo) -> bool:
         return _system(info.path).global_functions
 
-    def module_system(self, info: FileInfo) -> ModuleSystem:  # (globals.Index)
+    def module_system(self, info: FileInfo) -> ModuleSystem:
         return _system(info.path)
 
     def internal(self, info: FileInfo) -> tuple[str, ...]:
@@ -546,9 +552,12 @@ class RefIndex:
         return found[0] if len(found) == 1 else None
 
     def only_method(self, info: FileInfo, name: str) -> tuple[FileInfo, Decl] | None:
-        """The one method of the workspace named ``name``, where class names are global (Ruby:
-        a bare call in a mixin may mean any including class's method: the name is all there is)."""
-        found = self._globals().get("def", name) if _system(info.path).global_classes else []
+        """The one method of the workspace named ``name``, where class names are global
+        (Ruby: a bare call in a mixin may mean any including class's method, so the name
+        is all there is to go on)."""
+        if not _system(info.path).global_classes:
+            return None
+        found = self._globals().get("def", name)
         return found[0] if len(found) == 1 else None
 
     def classes_named(self, name: str) -> list[tuple[FileInfo, Decl]]:

@@ -139,11 +139,11 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         # comment's type, an import of this declaration, an export list's string) is not
         # parsed (symfony's 403 files that import another `LogicException`, each parsed to
         # learn that its `use` line and its `catch` name that one).
-        if not any(_may_be_use(verdict, info, row, index.at_row(info, row), line, m,
-                               spec.uses) for row, line, m
-                   in pending) and not _may_list_it(index, info, key, decl, spec.uses) \
-                and not any(_imports_as(index, info, m.group().decode(), key, decl)
-                            for _, _, m in pending):
+        if not (any(_may_be_use(verdict, info, row, index.at_row(info, row), line, m,
+                                spec.uses) for row, line, m in pending)
+                or _may_list_it(index, info, key, decl, spec.uses)
+                or any(_imports_as(index, info, m.group().decode(), key, decl)
+                       for _, _, m in pending)):
             continue
         assert v.lang is not None
         items = _items(v.outline, v.index, [(r, m.start(), m.end()) for r, _, m in pending],
@@ -169,9 +169,7 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                 spelled = m.group().decode()
                 imp = next((i for i in info.refs.imports if first <= i.row <= last
                             and _spells(i, spelled)), None)
-                got = index.imported(info, imp) if imp is not None else None
-                if got is not None and (got[0].key, got[1].qualname) == (key,
-                                                                           decl.qualname):
+                if imp is not None and _binds(index, info, imp, key, decl):
                     found.append(Reference(other, info.path, Call(
                         row, _start(node, spec.uses, col), m.end(), m.group().decode(),
                         None), None, "imported by name"))
@@ -342,18 +340,22 @@ def _spells(imp: Import, spelled: str) -> bool:
     return imp.name == spelled or (imp.name == DEFAULT and imp.local == spelled)
 
 
+def _binds(index: RefIndex, info: FileInfo, imp: Import, key: str, decl: Decl) -> bool:
+    """Whether the import binds the declaration ``decl`` of the file ``key``."""
+    got = index.imported(info, imp)
+    return got is not None and (got[0].key, got[1].qualname) == (key, decl.qualname)
+
+
 def _imports_as(index: RefIndex, info: FileInfo, spelled: str, key: str, decl: Decl) -> bool:
     """Whether an import of the file spelled so binds the declaration."""
-    return any(_spells(i, spelled) and (got := index.imported(info, i)) is not None
-               and (got[0].key, got[1].qualname) == (key, decl.qualname)
+    return any(_spells(i, spelled) and _binds(index, info, i, key, decl)
                for i in info.refs.imports)
 
 
 def _imports_it(index: RefIndex, info: FileInfo, key: str, decl: Decl) -> bool:
     """Whether the file binds the declaration by a ``from m import name`` (a package
     ``__init__`` re-exporting it)."""
-    return any(i.name == decl.name and (got := index.imported(info, i)) is not None
-               and (got[0].key, got[1].qualname) == (key, decl.qualname)
+    return any(i.name == decl.name and _binds(index, info, i, key, decl)
                for i in imports_of(index, info))
 
 
