@@ -728,6 +728,38 @@ def test_a_method_is_used_only_where_imports_lead_to_its_class() -> None:
     assert [(r.path, r.call.row) for r in resolved] == [("by_factory.py", 2)]
 
 
+def test_a_rust_parameter_with_a_lifetime_types_its_calls() -> None:
+    """`ledger: &'a Ledger` is a Ledger (the lifetime was read as the type's name, and
+    every call on such a parameter was unproven); a slice of them (`&'a [Ledger]`) is not,
+    and its call stays unproven."""
+    index = _workspace({"src/lib.rs": (
+        b"pub struct Ledger;\n"
+        b"impl Ledger {\n    pub fn total(&self) -> u32 { 0 }\n}\n"
+        b"fn sum<'a>(ledger: &'a Ledger, rows: &'a [Ledger]) -> u32 {\n"
+        b"    ledger.total() + rows.total()\n"
+        b"}\n")})
+    home = index.files["/ws/src/lib.rs"]
+    total = resolve(home.outline, "Ledger.total", "src/lib.rs")
+    resolved, candidates = references(index, "/ws/src/lib.rs", total)
+    assert [(r.call.obj, r.call.row) for r in resolved] == [("ledger", 5)]
+    assert [(c.call.obj, c.call.row) for c in candidates] == [("rows", 5)]
+
+
+def test_a_rust_receiver_spelled_as_a_value_is_not_sought_as_a_class() -> None:
+    """Where types are spelled with a capital, `s.len()` is a value's call: its text is
+    not sought as a class through every glob import (polars: 2,000 texts for one
+    textDocument/references of `len`); `Ledger::new()`, `a::Ledger`, `Self` may be."""
+    from ctxls.index.resolve import _may_name_class
+
+    index = _workspace({"src/lib.rs": b"pub struct Ledger;\n", "app.py": b"x = 1\n"})
+    rust, python = index.files["/ws/src/lib.rs"], index.files["/ws/app.py"]
+    assert [_may_name_class(index, rust, t) for t in (
+        "s", "ca", "self.series", "b.iter().collect", "", "_x")] == [False] * 6
+    assert [_may_name_class(index, rust, t) for t in (
+        "Ledger", "a::Ledger", "crate.a.Ledger", "Self", "Query::<T>", "T")] == [True] * 6
+    assert _may_name_class(index, python, "s")
+
+
 def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
     """`Vec::new()` and `Vec2::new()` (a prelude's, a glob's type) are no unproven uses of
     the workspace's `Handler::new`; `T::new()` (a generic parameter: any implementor's) is

@@ -28,9 +28,9 @@ from ctxls.syntax.symbols import tops as top_decls
 
 CONSTRUCTED = re.compile(r"^(?:new\s+)?([A-Za-z_$][\w.$]*)\(.*\)$", re.S)
 GO_PARAM = re.compile(r"[A-Za-z_]\w*\s+([*\[\]\w.]+)$")  # (c *Context, ...)
-# &mut Vec<T> -> Vec (every part optional: it always matches)
+# &mut Vec<T> -> Vec, &'a Path -> Path (every part optional: it always matches)
 CALL_TEXT = re.compile(r"[\s()]")
-TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+)*([^\[<]*)")
+TYPE_NAME = re.compile(r"(?:[&*]|mut\s+|dyn\s+|impl\s+|'\w+\s+)*([^\[<]*)")
 MAX_HOPS = 6  # re-export chains followed at most this deep
 T = TypeVar("T")
 
@@ -448,6 +448,8 @@ class RefIndex:
             named = GO_PARAM.match(expr)
             expr = named[1] if named else expr
         expr = TYPE_NAME.match(expr.strip())[1].strip("\"' ")  # type: ignore[index]
+        if not expr:  # (a slice, `&[u8]`)
+            return None
         if expr == "Self" and around is not None and around.parents:  # Rust: the impl's type
             expr = around.parents[-1]
             for d in info.outline.decls:

@@ -271,7 +271,8 @@ def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
         typed = [b for b in info.refs.bindings if b.name == obj and b.type
                  and cls.span.start_row <= b.row <= cls.span.last_row]
         return index.class_named(info, typed[-1].type, cls) if typed else None
-    found = index.class_named(info, obj, around)
+    found = index.class_named(info, obj, around) if _may_name_class(index, info, obj) \
+        else None
     if found is not None:
         return found
     chained = CHAINED.match(obj)
@@ -296,6 +297,17 @@ def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
         return None
     return index.class_named(info, binding.type, around) or (
         _returned(index, info, binding, around, depth) if depth < MAX_HOPS else None)
+
+
+def _may_name_class(index: RefIndex, info: FileInfo, obj: str) -> bool:
+    """Whether a receiver's text may name a class rather than a value: not, where types
+    are spelled with a capital (``typed_by_case``), when its last part is not (polars'
+    `s.len()`, `ca.len()`: each sought as a type through every glob import of a prelude,
+    2,000 texts for one textDocument/references)."""
+    if not index.module_system(info).typed_by_case:
+        return True
+    last = PATH_SEP.split(obj.split("<", 1)[0].rstrip(":."))[-1]
+    return last[:1].isupper() and last.isidentifier()
 
 
 def _returned(index: RefIndex, info: FileInfo, binding: Binding,
