@@ -3,7 +3,7 @@ decoded (``Tables.derived``): what a search asks of a file again and again, row 
 
 from __future__ import annotations
 
-from ctxls.index.refs import Binding, Call, Refs
+from ctxls.index.refs import Binding, Call, Import, Refs
 from ctxls.syntax.outline import Decl, Outline
 
 # Kinds of a name that make it a type of its own: a receiver spelled so is not another
@@ -60,6 +60,14 @@ def bindings_by_name(outline: Outline, refs: Refs | None) -> dict[str, list[Bind
     table: dict[str, list[Binding]] = {}
     for b in refs.bindings if refs is not None else ():
         table.setdefault(b.name, []).append(b)
+    return table
+
+
+def imports_by_local(outline: Outline, refs: Refs | None) -> dict[str, list[Import]]:
+    """The imports by the name each binds in the file, in file order."""
+    table: dict[str, list[Import]] = {}
+    for i in refs.imports if refs is not None else ():
+        table.setdefault(i.local, []).append(i)
     return table
 
 

@@ -375,22 +375,26 @@ class RefIndex:
         if name == DEFAULT and system.default_exports:  # `export default View`
             named = next((b.type for b in info.refs.bindings if b.name == DEFAULT), None)
             return self.export(info, named, hops + 1) if named else None
-        for imp in info.refs.imports:
-            if imp.local == name and imp.name:
+        for imp in info.tables.derived("imports", derived.imports_by_local).get(name, ()):
+            if imp.name:
                 target = self.imported(info, imp, hops + 1)
                 if target is not None:
                     return target
-            elif imp.local == name and imp.name is None and system.default_exports:
+            elif imp.name is None and system.default_exports:
                 # `const View = require('./view')`: what the module exports as a whole
                 src = self.module_of(info, name)
                 if src is not None and (target := self.export(src, DEFAULT, hops + 1)):
                     return target
-        for imp in info.refs.imports:
-            if imp.name == "*":
-                src = self.module_file(self.absolute(info, imp), info)
-                if src is not None and (found := self.export(src, name, hops + 1)):
-                    return found
+        for src in self.remembered("stars", info.key, lambda: self._stars(info)):
+            if found := self.export(src, name, hops + 1):
+                return found
         return None
+
+    def _stars(self, info: FileInfo) -> tuple[FileInfo, ...]:
+        """The workspace modules ``info``'s star imports name, in import order (a glob
+        walk asks them of each module it passes, for every name)."""
+        return tuple(src for imp in info.refs.imports if imp.name == "*"
+                     and (src := self.module_file(self.absolute(info, imp), info)) is not None)
 
     def imported(self, info: FileInfo, imp: Import,
                  hops: int = 0) -> tuple[FileInfo, Decl] | None:
