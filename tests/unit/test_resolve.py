@@ -748,11 +748,17 @@ def test_a_rust_parameter_with_a_lifetime_types_its_calls() -> None:
 def test_a_rust_receiver_spelled_as_a_value_is_not_sought_as_a_class() -> None:
     """Where types are spelled with a capital, `s.len()` is a value's call: its text is
     not sought as a class through every glob import (polars: 2,000 texts for one
-    textDocument/references of `len`); `Ledger::new()`, `a::Ledger`, `Self` may be."""
+    textDocument/references of `len`); `Ledger::new()`, `a::Ledger`, `Self` may be. In C
+    no receiver is a class (git: every `->nr`'s receiver sought through every include)."""
     from ctxls.index.resolve import _may_name_class
 
-    index = _workspace({"src/lib.rs": b"pub struct Ledger;\n", "app.py": b"x = 1\n"})
+    index = _workspace({"src/lib.rs": b"pub struct Ledger;\n", "app.py": b"x = 1\n",
+                        "cache.c": b"int n;\n", "cache.cc": b"int n;\n"})
     rust, python = index.files["/ws/src/lib.rs"], index.files["/ws/app.py"]
+    c, cpp = index.files["/ws/cache.c"], index.files["/ws/cache.cc"]
+    # C's receivers are values (`values->nr`); C++'s `Ledger::make()` names a class
+    assert not _may_name_class(index, c, "values") and not _may_name_class(index, c, "Ledger")
+    assert _may_name_class(index, cpp, "Ledger")
     assert [_may_name_class(index, rust, t) for t in (
         "s", "ca", "self.series", "b.iter().collect", "", "_x")] == [False] * 6
     assert [_may_name_class(index, rust, t) for t in (

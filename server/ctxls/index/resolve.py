@@ -300,10 +300,14 @@ def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
 
 
 def _may_name_class(index: RefIndex, info: FileInfo, obj: str) -> bool:
-    """Whether a receiver's text may name a class rather than a value: not, where types
-    are spelled with a capital (``typed_by_case``), when its last part is not (polars'
-    `s.len()`, `ca.len()`: each sought as a type through every glob import of a prelude,
-    2,000 texts for one textDocument/references)."""
+    """Whether a receiver's text may name a class rather than a value: never where
+    receivers are values (``receivers_are_values``: C's `values->nr`, each sought through
+    every include); where types are spelled with a capital (``typed_by_case``), not when
+    its last part is not (polars' `s.len()`, `ca.len()`: each sought as a type through
+    every glob import of a prelude, 2,000 texts for one textDocument/references)."""
+    lang = languages.for_path(info.path)
+    if lang is not None and lang.receivers_are_values:
+        return False
     if not index.module_system(info).typed_by_case:
         return True
     last = PATH_SEP.split(obj.split("<", 1)[0].rstrip(":."))[-1]

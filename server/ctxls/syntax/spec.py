@@ -93,6 +93,9 @@ class LanguageSpec:
     # A call through a base class or an interface is a use of every override of the
     # method (tsserver and intelephense count it so; pyright and jedi do not).
     calls_through_bases: bool = False
+    # A call's receiver is always a value (C: no type has members to call through its
+    # name): its text is typed by its declaration, never sought as a class.
+    receivers_are_values: bool = False
     sets_field: str | None = None  # regular expressions, compiled when the language loads
     reads_field: str | None = None
     mutates_field: str | None = None
