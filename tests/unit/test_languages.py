@@ -415,3 +415,17 @@ def test_test_globs_match_as_fnmatch_does_for_every_language(path: str) -> None:
 @given(st.text(alphabet="ab./Xç", max_size=12))
 def test_a_paths_suffix_is_what_splitext_gives(path: str) -> None:
     assert languages.suffix(path) == posixpath.splitext(path)[1].lower()
+
+
+def test_a_keyword_is_no_declarations_name() -> None:
+    """An `#ifdef` that splits an `else if` chain is read by tree-sitter's error recovery
+    as a function named `if` inside the real one (vim has 199): no declaration is named by
+    a keyword of the language (`keywords`), in C and in C++."""
+    text = (b"static int pick(int regname)\n{\n    int i = 0;\n    if (regname == '-')\n"
+            b"\ti = 1;\n#ifdef FEAT_X\n    else if (regname == '*')\n    {\n\ti = 2;\n    }\n"
+            b"    else if (regname == '+')\n    {\n# ifdef FEAT_Y\n\tif (clipmethod == 1)\n"
+            b"\t    i = 3;\n\telse\n# endif\n\t    i = 4;\n    }\n#endif\n    return i;\n}\n")
+    for path in ("pick.c", "pick.cc"):
+        lang = languages.for_path(path)
+        assert lang is not None
+        assert [d.qualname for d in outline_source(lang, text).decls] == ["pick"], path

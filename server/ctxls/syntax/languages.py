@@ -69,6 +69,7 @@ class Language:
     implicit_self: bool = False  # a bare name in a class may mean a member (Java)
     calls_through_bases: bool = False  # a base's method call is a use of its overrides
     receivers_are_values: bool = False  # no receiver's text names a class (C)
+    keywords: frozenset[bytes] = frozenset()  # no declaration's name
     # How a method touches its instance's state, per line (ctx/construct's fields and intent
     # `state`); None where the language has no fixed receiver name (Go) or no folder.
     sets_field: re.Pattern[str] | None = None
@@ -231,6 +232,7 @@ def load(folder: Path) -> Language:
         implicit_self=spec.implicit_self,
         calls_through_bases=spec.calls_through_bases,
         receivers_are_values=spec.receivers_are_values,
+        keywords=frozenset(k.encode() for k in spec.keywords),
         sets_field=_regex(spec.sets_field),
         reads_field=_regex(spec.reads_field),
         mutates_field=_regex(spec.mutates_field),

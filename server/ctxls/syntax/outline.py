@@ -18,9 +18,8 @@ from ctxls.syntax.languages import Language, Matches
 from ctxls.syntax.text import LineIndex
 
 # Kinds whose body holds declarations to outline one by one rather than a body to elide.
-CONTAINER_KINDS = frozenset(
-    {"class", "interface", "enum", "struct", "trait", "impl", "module", "namespace", "object"}
-)
+CONTAINER_KINDS = frozenset({"class", "interface", "enum", "struct", "trait", "impl", "module",
+                             "namespace", "object"})
 # Containers whose functions are methods (a function in a namespace, such as a Rust
 # `mod`, stays a function).
 METHOD_HOSTS = CONTAINER_KINDS - {"namespace"}
@@ -268,7 +267,8 @@ def _extract(lang: Language, root: ts.Node, lines: LineIndex,
             if cap.startswith("definition."):
                 node = nodes[0]
                 names, bodies, scopes = caps.get("name"), caps.get("body"), caps.get("scope")
-                if names and node.id not in defs and _within(node, region):
+                if names and node.id not in defs and _within(node, region) and (
+                        names[0].text not in lang.keywords):
                     defs[node.id] = (cap[len("definition.") :], node, names[0],
                                      bodies[0] if bodies else None,
                                      scopes[0] if scopes else None)

@@ -96,6 +96,9 @@ class LanguageSpec:
     # A call's receiver is always a value (C: no type has members to call through its
     # name): its text is typed by its declaration, never sought as a class.
     receivers_are_values: bool = False
+    # Words no declaration can be named (C's `if`: an `#ifdef` splitting an `else if` is
+    # read by tree-sitter's error recovery as a function named `if`).
+    keywords: tuple[str, ...] = ()
     sets_field: str | None = None  # regular expressions, compiled when the language loads
     reads_field: str | None = None
     mutates_field: str | None = None
