@@ -419,8 +419,8 @@ def test_a_paths_suffix_is_what_splitext_gives(path: str) -> None:
 
 def test_a_keyword_is_no_declarations_name() -> None:
     """An `#ifdef` that splits an `else if` chain is read by tree-sitter's error recovery
-    as a function named `if` inside the real one (vim has 199): no declaration is named by
-    a keyword of the language (`keywords`), in C and in C++."""
+    as a function named `if` inside the real one (vim has 199; C#'s `#if`, PowerShell 59):
+    no declaration is named by a keyword of the language (`keywords`): C, C++, C#."""
     text = (b"static int pick(int regname)\n{\n    int i = 0;\n    if (regname == '-')\n"
             b"\ti = 1;\n#ifdef FEAT_X\n    else if (regname == '*')\n    {\n\ti = 2;\n    }\n"
             b"    else if (regname == '+')\n    {\n# ifdef FEAT_Y\n\tif (clipmethod == 1)\n"
@@ -429,3 +429,10 @@ def test_a_keyword_is_no_declarations_name() -> None:
         lang = languages.for_path(path)
         assert lang is not None
         assert [d.qualname for d in outline_source(lang, text).decls] == ["pick"], path
+    csharp = languages.for_path("A.cs")
+    assert csharp is not None
+    text = (b"class A\n{\n    void M(int x)\n    {\n        if (x == 1)\n            x = 2;\n"
+            b"#if DEBUG\n        else if (x == 3)\n        {\n            x = 4;\n        }\n"
+            b"#else\n        else if (x == 5)\n        {\n            x = 6;\n        }\n"
+            b"#endif\n    }\n}\n")
+    assert [d.qualname for d in outline_source(csharp, text).decls] == ["A", "A.M"]
