@@ -728,6 +728,12 @@ def test_a_method_is_used_only_where_imports_lead_to_its_class() -> None:
     assert [(r.path, r.call.row) for r in resolved] == [("by_factory.py", 2)]
 
 
+def _judged(index: RefIndex, path: str, qualname: str) -> tuple[list[Any], list[Any]]:
+    """(proven, candidate) references of ``qualname`` declared in ``/ws/path``."""
+    home = index.files[f"/ws/{path}"]
+    return references(index, home.key, resolve(home.outline, qualname, path))
+
+
 def test_a_rust_parameter_with_a_lifetime_types_its_calls() -> None:
     """`ledger: &'a Ledger` is a Ledger (the lifetime was read as the type's name, and
     every call on such a parameter was unproven); a slice of them (`&'a [Ledger]`) is not,
@@ -738,9 +744,7 @@ def test_a_rust_parameter_with_a_lifetime_types_its_calls() -> None:
         b"fn sum<'a>(ledger: &'a Ledger, rows: &'a [Ledger]) -> u32 {\n"
         b"    ledger.total() + rows.total()\n"
         b"}\n")})
-    home = index.files["/ws/src/lib.rs"]
-    total = resolve(home.outline, "Ledger.total", "src/lib.rs")
-    resolved, candidates = references(index, "/ws/src/lib.rs", total)
+    resolved, candidates = _judged(index, "src/lib.rs", "Ledger.total")
     assert [(r.call.obj, r.call.row) for r in resolved] == [("ledger", 5)]
     assert [(c.call.obj, c.call.row) for c in candidates] == [("rows", 5)]
 
@@ -785,14 +789,11 @@ def test_a_rust_call_on_another_type_is_no_candidate_of_a_method() -> None:
         b"    let d = T::new();\n"
         b"    let e = Widget::make();\n"
         b"}\n")})
-    home = index.files["/ws/src/lib.rs"]
-    new = resolve(home.outline, "Handler.new", "src/lib.rs")
-    resolved, candidates = references(index, "/ws/src/lib.rs", new)
+    resolved, candidates = _judged(index, "src/lib.rs", "Handler.new")
     assert sorted((r.path, r.call.row) for r in resolved) == [("src/lib.rs", 8),
                                                              ("src/other.rs", 2)]
     assert [(c.call.obj, c.call.row) for c in candidates] == [("T", 11)]
-    make = resolve(home.outline, "Make.make", "src/lib.rs")
-    resolved, candidates = references(index, "/ws/src/lib.rs", make)
+    resolved, candidates = _judged(index, "src/lib.rs", "Make.make")
     assert [(r.call.obj, r.call.row) for r in [*resolved, *candidates]] == [("Widget", 12)]
 
 
