@@ -3,19 +3,23 @@ or through other headers (what a header declares is in scope there)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ctxls.index.refindex import FileInfo, RefIndex
 
 
-def includers(index: RefIndex, info: FileInfo) -> set[str]:
-    """Keys of the files that include ``info``'s module, directly or through other headers
-    (C), where what it declares is in scope; empty for other systems."""
-    if not index.module_system(info).included_files:
+def includers(index: RefIndex, infos: Iterable[FileInfo]) -> set[str]:
+    """Keys of the files that include one of ``infos``' modules, directly or through other
+    headers (C), where what it declares is in scope; none for other systems. One walk for
+    all: protobuf's `Super_`, declared in 129 files, walked their shared headers' includers
+    once per file (48,000 module names of files already seen)."""
+    todo = [m for info in infos if index.module_system(info).included_files
+            for m in index.module_names_of(info)]
+    if not todo:
         return set()
     rev = index.remembered("includes", None, lambda: _included_by(index))
-    todo = list(index.module_names_of(info))
     modules, out = set(todo), set()
     while todo:
         for key in rev.get(todo.pop(), ()):

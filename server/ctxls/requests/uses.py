@@ -55,9 +55,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     files = set().union(*(index.by_name.get(n, ()) for n in names)) | {key}
     files |= {m.key for m in index.package(home)}  # a Go or Java package's other files
     # C: every file a declaration of it is in scope in (through headers, transitively)
-    for declares in (index.declaring(home, decl.name) if index.global_functions(home)
-                     and not decl.parents else [home]):
-        files |= includers(index, declares)
+    declaring = index.declaring(home, decl.name) if index.global_functions(home) \
+        and not decl.parents else [home]
+    files |= includers(index, declaring)
     for module in index.module_names_of(home):  # `module.name` in a file importing it
         if words := module_words(module):
             files |= index.by_name.get(words[-1], set())
