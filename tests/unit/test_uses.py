@@ -421,3 +421,24 @@ def test_a_csharp_name_means_the_class_of_a_namespace_in_scope_whatever_its_fold
     assert calls_of("test/Interfaces/Shapes.cs", "AB") == [("test/Grains/LogGrain.cs", 6)]
     assert calls_of("lib/Clock.cs", "Clock") == [("test/Grains/LogGrain.cs", 6)]
     assert calls_of("lib/Clock.cs", "Twin") == calls_of("test/Interfaces/Shapes.cs", "Twin") == []
+
+
+def test_a_c_global_is_read_wherever_any_of_its_declarations_is_in_scope(
+        tmp_path: Path) -> None:
+    """A C function declared in several headers is in scope in every file including any of
+    them, directly or through another header: its uses there (here taken as a pointer, no
+    call) are found through each, in one walk of the includes for all."""
+    snap = _indexed(tmp_path, {
+        "total.c": "int total(int n) { return n; }\n",
+        "a.h": "int total(int n);\n",
+        "b.h": "int total(int n);\n",
+        "c.h": '#include "b.h"\n',
+        "x.c": '#include "a.h"\nint (*fa)(int) = total;\n',
+        "y.c": '#include "c.h"\nint (*fb)(int) = total;\n',
+        "z.c": "int (*fz)(int) = total;\n",
+    })
+    key = str(tmp_path / "total.c")
+    decl = next(d for d in snap.refs.files[key].outline.decls if d.name == "total")
+    found = sorted((r.path, r.call.row) for r in uses(snap, key, decl))
+    assert ("x.c", 1) in found and ("y.c", 1) in found
+    assert not any(path == "z.c" for path, _ in found)  # (no declaration of it in scope)
