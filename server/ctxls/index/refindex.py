@@ -73,10 +73,10 @@ def _package_tag(path: str) -> str | None:
 class RefIndex:
     """Reference tables of every indexed file, kept current by the workspace.
 
-    ``frozen()`` hands out a view for a request that runs on another thread: the view shares
-    the index's tables as they are, and the next change copies what it touches first (the
-    top-level tables once, then each name's or module's set the first time it changes), so
-    a view never changes under its reader and a change costs nothing while no view is out."""
+    ``frozen()`` hands out a view for a request that runs on another thread: the view
+    shares the index's tables as they are, and the next change copies what it touches
+    first (the top-level tables once, then each name's or module's set the first time it
+    changes): a view never changes under its reader, a change costs nothing while none is."""
 
     def __init__(self) -> None:
         self.files: dict[str, FileInfo] = {}
@@ -219,9 +219,8 @@ class RefIndex:
         return self._memo.answer(self._version, table, key, compute)
 
     def bindings_named(self, info: FileInfo, name: str) -> list[Binding]:
-        """The file's bindings of ``name``, in row order, from a table kept while its
-        tables are decoded (a common method name is judged thousands of times per
-        request)."""
+        """The file's bindings of ``name``, in row order, from a table kept while its tables
+        are decoded (a common method name is judged thousands of times per request)."""
         return info.tables.derived("bindings", derived.bindings_by_name).get(name, [])
 
     def at_row(self, info: FileInfo, row: int) -> Decl | None:
@@ -475,6 +474,10 @@ class RefIndex:
             found = self.export(src, cls) if src is not None else self.export(info, expr)
         else:
             found = self.export(info, expr)
+        head, _, inner = expr.partition(".")  # `Money.Rounding`: a class nested in a class
+        if found is None and inner[:1].isupper() and (o := self.class_named(info, head, around)):
+            found = next(((o[0], d) for d in o[0].outline.decls
+                          if d.qualname == f"{o[1].qualname}.{inner}"), None)
         if found is not None and found[1].kind in CLASS_KINDS:
             return found
         if _system(info.path).global_classes:  # any file may define it

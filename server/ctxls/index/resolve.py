@@ -318,6 +318,22 @@ def _returned(index: RefIndex, info: FileInfo, binding: Binding,
               around: Decl | None, depth: int) -> tuple[FileInfo, Decl] | None:
     """The class a binding holds when it was assigned a call of a function that declares
     its return type (``doc = parse(text)`` with ``def parse(...) -> TOMLDocument``)."""
+    annotated = _return_annotation(index, info, binding, around, depth)
+    return index.class_named(annotated[0], annotated[2], annotated[1]) if annotated else None
+
+
+def returned_type(index: RefIndex, info: FileInfo, callee: str, row: int,
+                  around: Decl | None) -> str | None:
+    """The return type, as written, of the function a call at ``row`` names (``callee``:
+    `primitive.getAsNumber`, `parse`), when the file says what its receiver is."""
+    annotated = _return_annotation(index, info, Binding(row + 1, "", callee), around, 0)
+    return annotated[2] if annotated else None
+
+
+def _return_annotation(index: RefIndex, info: FileInfo, binding: Binding,
+                       around: Decl | None, depth: int) -> tuple[FileInfo, Decl, str] | None:
+    """(its file, the function, its return annotation) of the function a binding was
+    assigned a call of."""
     callee = binding.type
     # Evaluated just before the assignment: `x = x.next()` asks what x was.
     fake = Call(binding.row - 1, 0, 0, callee.rpartition(".")[2],
@@ -334,7 +350,7 @@ def _returned(index: RefIndex, info: FileInfo, binding: Binding,
     owner, fn = found
     annotation = next((t for row, t in owner.refs.returns if row == fn.name_span.start_row),
                       None)
-    return index.class_named(owner, annotation, fn) if annotation else None
+    return (owner, fn, annotation) if annotation else None
 
 
 def _external(index: RefIndex, info: FileInfo, head: str) -> bool:

@@ -71,6 +71,26 @@ class UsesSpec:
     # read before the items (PHP's `<?php` and the whitespace after it: a file is text
     # until then). No match: the whole file is parsed.
     items_after: str = ""
+    # Methods of one name in one class are distinct, told apart by their arguments (Java's
+    # overloads): the others are not this one's declarations, and a call passing a number
+    # of arguments this one cannot take is another's.
+    overloads: bool = False
+    # Overloads of one argument count are told apart by what the arguments evidently are:
+    # (a regular expression a whole argument matches, its type; `$1` is its group 1's last
+    # dotted part); a bare name is typed by its local's declaration (``local_binding``'s
+    # group `type`) or its field's. Unknown: any overload may take it.
+    argument_types: tuple[tuple[str, str], ...] = ()
+    # A regular expression over a member's head (its modifiers and annotations, before its
+    # name): a member it matches is used in its own file only (Java's `private`).
+    private: str = ""
+    # (a type, what it may be passed as besides itself): the language's own types, whose
+    # supertypes no workspace file declares. A type not listed may be passed as anything.
+    supertypes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # A parameter type matching this is a type variable (`T`, `K2`), which takes anything.
+    type_variable: str = ""
+    # (a member every object has, the type it returns): `x.toString()` is a String whatever
+    # x is.
+    member_types: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen

@@ -15,6 +15,7 @@ SOURCE_ROOTS = ("java", "kotlin")
 class JavaPackages(ModuleSystem):
     spans_files = True
     reexports = False
+    module_members = False
 
     def module_name(self, path: str) -> str | None:
         folder = posixpath.dirname(path)

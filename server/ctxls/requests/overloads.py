@@ -1,0 +1,332 @@
+"""Which of a name's uses are this declaration's, where methods are told apart from fields
+and from each other by their arguments (Java, ``overloads`` in ``[uses]``).
+
+A method's uses are its calls and references (`Type::name`), a field's never a call; a
+constructor's are the calls that pass arguments to it (`new Printer(a, b)`: the class's
+name as a type is the class's). Of a method or constructor with overloads, a call is kept
+when this one can take its arguments: their count, and the type of each argument whose text
+shows it (``argument_types``: a literal, `new T(...)`, `T.class`, a cast; a bare name by its
+local's or field's declaration). Only the language's own types' supertypes are known
+(``supertypes``); an argument of another type may be passed as anything, so a call is
+dropped only when it cannot be this overload's. When every argument's type is known and
+another overload takes exactly those types while this one does not, the call is the other's
+(the most specific one wins).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ctxls.index.globals import CLASS_KINDS
+from ctxls.index.refs import Call
+from ctxls.index.resolve import FileInfo, Reference, returned_type
+from ctxls.snapshot import Snapshot
+from ctxls.syntax import arity
+from ctxls.syntax.outline import Decl
+from ctxls.syntax.spec import UsesSpec
+
+VALUE_KINDS = ("field", "constant", "variable")
+IMPORTED = "imported by name"  # (``uses``' reason for an import that binds the declaration)
+IDENT = re.compile(r"(?:this\s*\.\s*)?([A-Za-z_$][\w$]*)")
+CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*|\([^;{}]*?\))*")
+ANNOTATION = re.compile(r"@[\w.]+(?:\s*\([^()]*\))?")
+PARAMETER = re.compile(r"(?s)(.*?)\s*\b[A-Za-z_$][\w$]*\s*(?:\[\s*\])*\s*$")
+TYPE_PARAMETERS = re.compile(r"<([^()]*)>\s*[\w.<>\[\]?, ]*$")
+
+Params = list[str | None]  # each parameter's type (None: unknown)
+# The numeric types, narrowest first (`a * b` is the wider's), and a number whose type is
+# not known (``supertypes`` says what it may be passed as)
+NUMERIC = ("byte", "short", "char", "int", "long", "float", "double")
+NUMBER = "(number)"
+
+
+def constructor(decl: Decl) -> bool:
+    """Whether a method is its class's constructor (named as the class is)."""
+    return decl.kind == "method" and bool(decl.parents) and \
+        decl.name == decl.parents[-1].rpartition(".")[2]
+
+
+def own_uses(snap: Snapshot, home: FileInfo, decl: Decl, found: list[Reference],
+             uses: UsesSpec) -> list[Reference]:
+    """The uses of ``found`` that are ``decl``'s (see the module's docstring)."""
+    if not decl.parents:
+        return found
+    method = decl.kind in ("function", "method")
+    ctor = constructor(decl)
+    twins = [d for d in home.outline.decls if d.qualname == decl.qualname
+             and d is not decl] if method else []
+    mine = _signature(snap, home, decl) if twins else None
+    others = [s for s in (_signature(snap, home, d) for d in twins) if s is not None]
+    kept: list[Reference] = []
+    for r in found:
+        try:
+            w = snap.view_at(r.key)
+        except Exception:  # gone since: kept as found
+            kept.append(r)
+            continue
+        args = arity.arguments(w.data, w.index.offset(r.call.row, r.call.end_col))
+        if args is None:
+            if r.why == IMPORTED and not ctor:
+                kept.append(r)  # `import static a.B.name;` (a class's import is the class's)
+                continue
+            referenced = w.index.line(r.call.row)[: r.call.col].rstrip().endswith(b"::")
+            if method and (ctor or not referenced):
+                continue  # a field of the same name, or the class named as a type
+            if referenced and decl.kind in VALUE_KINDS:
+                continue  # `Money::cents`: a method of the same name
+            kept.append(r)
+            continue
+        if decl.kind in VALUE_KINDS:
+            continue  # a method of the same name
+        if mine is None:
+            kept.append(r)
+            continue
+        info, row = snap.refs.files.get(r.key), r.call.row
+        types = [_argument_type(a.decode("utf-8", "replace"), uses, info, row, snap)
+                 for a in args]
+        if _takes(mine, types, uses) and not any(
+                _takes(o, types, uses) and _closer(o, mine, types, uses) for o in others):
+            kept.append(r)
+    return kept
+
+
+def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[Reference]:
+    """The `this(...)` calls in the constructors of ``cls`` (but ``decl``, which cannot call
+    itself) and the `super(...)` calls in those of the classes it is a base of: each calls
+    one of its constructors."""
+    index = snap.refs
+    found: list[Reference] = []
+    for key in sorted(index.by_name.get(cls.name, set()) | {home.key}):
+        info = index.files.get(key)
+        if info is None:
+            continue
+        bases = dict(info.refs.bases)
+        for sub in (d for d in info.outline.decls if d.kind in CLASS_KINDS):
+            if key == home.key and sub is cls:
+                keyword = "this"
+            elif any(index.class_named(info, base, sub) == (home, cls)
+                     for base in bases.get(sub.name_span.start_row, ())):
+                keyword = "super"
+            else:
+                continue
+            try:
+                lines = snap.view_at(key).lines
+            except Exception:
+                continue
+            call = re.compile(rf"(?<![\w$.]){keyword}\s*\(")
+            for ctor in (d for d in info.outline.decls if constructor(d) and d is not decl
+                         and d.parents[-1] == sub.qualname and d.body is not None):
+                for row in range(ctor.signature.end_row, ctor.span.last_row + 1):
+                    for m in call.finditer(lines[row]):
+                        col = len(lines[row][: m.start()].encode())
+                        found.append(Reference(key, info.path, Call(
+                            row, col, col + len(keyword), keyword, None), ctor.qualname,
+                            f"`{keyword}(...)` calls a constructor"))
+    return found
+
+
+class _Signature:
+    __slots__ = ("types", "variables", "variadic")
+
+    def __init__(self, types: Params, variadic: bool, variables: frozenset[str]) -> None:
+        self.types, self.variadic, self.variables = types, variadic, variables
+
+
+def _signature(snap: Snapshot, home: FileInfo, decl: Decl) -> _Signature | None:
+    try:
+        v = snap.view_at(home.key)
+    except Exception:
+        return None
+    params = arity.parameters(v.data, v.index.offset(decl.name_span.end_row,
+                                                     decl.name_span.end_col))
+    if params is None:
+        return None
+    head = v.data[v.index.offset(decl.signature.start_row, decl.signature.start_col):
+                  v.index.offset(decl.name_span.start_row, decl.name_span.start_col)]
+    m = TYPE_PARAMETERS.search(head.decode("utf-8", "replace"))
+    variables = frozenset(p.split()[0] for p in m.group(1).split(",") if p.split()) \
+        if m else frozenset()
+    texts = [ANNOTATION.sub(" ", p.decode("utf-8", "replace")).replace("final ", " ")
+             for p in params]
+    variadic = bool(texts) and "..." in texts[-1]
+    types: Params = []
+    for text in texts:
+        m2 = PARAMETER.fullmatch(text.replace("...", "[]").strip())
+        types.append(_simple(m2.group(1)) if m2 and m2.group(1) else None)
+    return _Signature(types, variadic, variables)
+
+
+def _simple(spelled: str) -> str:
+    """`java.util.Map<K, V>[]` -> `Map[]`: the last dotted part, no type arguments."""
+    depth, out = 0, []
+    for ch in spelled:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    text = "".join(out).replace(" ", "")
+    dims = text.count("[]")
+    return text.replace("[]", "").rpartition(".")[2] + "[]" * dims
+
+
+def _argument_type(text: str, uses: UsesSpec, info: FileInfo | None, row: int,
+                   snap: Snapshot, operands: bool = True) -> str | None:
+    text = text.strip()
+    parts = _operands(text) if operands else []
+    if len(parts) > 1:  # `cents * factor`, `"n=" + n`
+        types = [_argument_type(p, uses, info, row, snap, False) for p in parts[::2]]
+        if "String" in types:
+            return "String"
+        numeric = [t for t in types if t in NUMERIC]
+        if len(numeric) == len(types):
+            return max(numeric, key=NUMERIC.index)
+        return NUMBER if set(parts[1::2]) - {"+"} or numeric else None
+    for pattern, typed in _argument_patterns(uses.argument_types):
+        m = pattern.fullmatch(text)
+        if m:
+            return _simple(typed.replace("$1", m.group(1))) if "$1" in typed else typed
+    m = IDENT.fullmatch(text)
+    if m:
+        return _declared_type(snap, info, row, m.group(1), uses)
+    callee = _callee(text)
+    if callee is None or info is None:
+        return None
+    fixed = dict(uses.member_types).get(callee.rpartition(".")[2])
+    if fixed is not None:  # `x.toString()`: what every object's member returns
+        return fixed
+    returned = returned_type(snap.refs, info, callee, row, snap.refs.at_row(info, row))
+    return _simple(returned) if returned else None
+
+
+def _operands(text: str) -> list[str]:
+    """An expression split at its top-level binary arithmetic operators (operands at even
+    places, operators between); one item when there are none."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "\"'":
+            close = text.find(ch, i + 1)
+            while close > 0 and text[close - 1] == "\\":
+                close = text.find(ch, close + 1)
+            if close < 0:
+                return [text]
+            i = close
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch in "+-*/%" and _after_operand(text[:i]) and \
+                text[i + 1 : i + 2] not in ("=", ch):
+            parts += [text[start:i].strip(), ch]
+            start = i + 1
+        elif depth == 0 and ch in "?:<>=&|!^~":
+            return [text]  # a comparison, a condition, a shift: not arithmetic
+        i += 1
+    return [*parts, text[start:].strip()]
+
+
+def _after_operand(before: str) -> bool:
+    """Whether an operator after this text is binary (`a - b`, not `-b` or `a = -b`)."""
+    last = before.rstrip()[-1:]
+    return last.isalnum() or last in (")", "]", "_", "$", '"', "'")
+
+
+def _callee(text: str) -> str | None:
+    """`a.b(x).c` of a call expression `a.b(x).c(y, z)`: what the last call calls."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            callee = text[:i].rstrip()
+            return callee if CALLEE.fullmatch(callee) else None
+    return None
+
+
+@lru_cache(maxsize=16)
+def _argument_patterns(table: tuple[tuple[str, str], ...]
+                       ) -> list[tuple[re.Pattern[str], str]]:
+    return [(re.compile(p), t) for p, t in table]
+
+
+def _declared_type(snap: Snapshot, info: FileInfo | None, row: int, name: str,
+                   uses: UsesSpec) -> str | None:
+    """The type a local, parameter or field named ``name`` is declared with, seen from
+    ``row`` of the file: the last declaration of it in the function around the row before
+    it, else the class's field."""
+    if info is None:
+        return None
+    around = snap.refs.at_row(info, row)
+    if around is not None and around.kind in ("function", "method") and uses.local_binding:
+        try:
+            lines = snap.view_at(info.key).lines
+        except Exception:
+            return None
+        text = "\n".join(lines[around.signature.start_row : row + 1])
+        pattern = re.compile(uses.local_binding.replace("NAME", re.escape(name)), re.M)
+        typed = [m.group("type") for m in pattern.finditer(text)
+                 if "type" in pattern.groupindex and m.group("type")]
+        if typed:
+            return _simple(typed[-1]) if typed[-1] != "var" else None
+    field = f"this.{name}"
+    return next((_simple(b.type) for b in info.refs.bindings if b.name == field and b.type),
+                None)
+
+
+def _takes(sig: _Signature, types: Params, uses: UsesSpec) -> bool:
+    n = len(sig.types)
+    if len(types) != n and not (sig.variadic and len(types) >= n - 1):
+        return False
+    fixed = n - 1 if sig.variadic else n
+    return all(_may_pass(a, p, sig, uses) for a, p in zip(types[:fixed], sig.types[:fixed],
+                                                          strict=False))
+
+
+def _closer(one: _Signature, other: _Signature, types: Params, uses: UsesSpec) -> bool:
+    """Whether ``one`` takes the arguments more closely than ``other`` (no argument's type
+    further from its parameter's, one nearer): Java calls the most specific overload
+    (`value(5)` is `value(long)`'s, not `value(double)`'s), and one that takes a variable
+    number of arguments only when none other takes them (`isExtension(f, "txt")`)."""
+    if one.variadic or other.variadic:
+        return other.variadic and not one.variadic
+    a, b = _distances(one, types, uses), _distances(other, types, uses)
+    return all(x <= y for x, y in zip(a, b, strict=False)) and a != b
+
+
+def _distances(sig: _Signature, types: Params, uses: UsesSpec) -> list[int]:
+    """How far each argument of a known type is from the parameter taking it: 0 the same
+    type (or either unknown), then its place among the type's supertypes (1 for a type
+    whose supertypes are not listed)."""
+    out = []
+    for arg, param in zip(types, sig.types, strict=False):
+        known = _supertypes(uses.supertypes).get(arg) if arg is not None else None
+        if arg is None or param is None or arg == param:
+            out.append(0)
+        elif known is None:
+            out.append(1)
+        else:
+            out.append(known.index(param) + 1 if param in known else len(known) + 1)
+    return out
+
+
+def _may_pass(arg: str | None, param: str | None, sig: _Signature, uses: UsesSpec) -> bool:
+    if arg is None or param is None or arg == param:
+        return True
+    if param.removesuffix("[]") in sig.variables or (
+            uses.type_variable and re.fullmatch(uses.type_variable, param.removesuffix("[]"))):
+        return True
+    if arg.endswith("[]"):
+        if param.endswith("[]"):
+            return _may_pass(arg[:-2], param[:-2], sig, uses)
+        return param in ("Object", "Cloneable", "Serializable")
+    known = _supertypes(uses.supertypes).get(arg)
+    return known is None or param in known
+
+
+@lru_cache(maxsize=16)
+def _supertypes(table: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, tuple[str, ...]]:
+    return dict(table)
