@@ -1,16 +1,17 @@
 """Which of a name's uses are this declaration's, where methods are told apart from fields
 and from each other by their arguments (Java, ``overloads`` in ``[uses]``).
 
-A method's uses are its calls and references (`Type::name`), a field's never a call; a
-constructor's are the calls that pass arguments to it (`new Printer(a, b)`: the class's
-name as a type is the class's). Of a method or constructor with overloads, a call is kept
-when this one can take its arguments: their count, and the type of each argument whose text
-shows it (``argument_types``: a literal, `new T(...)`, `T.class`, a cast; a bare name by its
-local's or field's declaration). Only the language's own types' supertypes are known
-(``supertypes``); an argument of another type may be passed as anything, so a call is
-dropped only when it cannot be this overload's. When every argument's type is known and
-another overload takes exactly those types while this one does not, the call is the other's
-(the most specific one wins).
+A method's uses are its calls, references (`Type::name`) and static imports, a field's never
+a call; a constructor's are the calls that pass arguments to it (`new Printer(a, b)`, and
+`this(...)` / `super(...)` in constructors: the class's name as a type is the class's). Of
+a method or constructor with overloads, a call is kept when this one can take its
+arguments: their count, and the type of each argument whose text shows it
+(``argument_types``: a literal, `new T(...)`, `T.class`, a cast; a bare name by its local's
+or field's declaration; `a.f(x)` by what `f` is declared to return; arithmetic by its
+operands). Only the language's own types' supertypes are known (``supertypes``); an
+argument of another type may be passed as anything, so a call is dropped only when it
+cannot be this overload's, or another takes it more closely (Java calls the most specific
+overload, and one of a fixed count before one of a variable count).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def own_uses(snap: Snapshot, home: FileInfo, decl: Decl, found: list[Reference],
     method = decl.kind in ("function", "method")
     ctor = constructor(decl)
     twins = [d for d in home.outline.decls if d.qualname == decl.qualname
-             and d is not decl] if method else []
+             and d.name_span != decl.name_span] if method else []
     mine = _signature(snap, home, decl) if twins else None
     others = [s for s in (_signature(snap, home, d) for d in twins) if s is not None]
     kept: list[Reference] = []
@@ -103,7 +104,7 @@ def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[R
             continue
         bases = dict(info.refs.bases)
         for sub in (d for d in info.outline.decls if d.kind in CLASS_KINDS):
-            if key == home.key and sub is cls:
+            if key == home.key and sub.name_span == cls.name_span:
                 keyword = "this"
             elif any(index.class_named(info, base, sub) == (home, cls)
                      for base in bases.get(sub.name_span.start_row, ())):
@@ -115,8 +116,9 @@ def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[R
             except Exception:
                 continue
             call = re.compile(rf"(?<![\w$.]){keyword}\s*\(")
-            for ctor in (d for d in info.outline.decls if constructor(d) and d is not decl
-                         and d.parents[-1] == sub.qualname and d.body is not None):
+            for ctor in (d for d in info.outline.decls if constructor(d)
+                         and d.parents[-1] == sub.qualname and d.body is not None
+                         and (key, d.name_span) != (home.key, decl.name_span)):
                 for row in range(ctor.signature.end_row, ctor.span.last_row + 1):
                     for m in call.finditer(lines[row]):
                         col = len(lines[row][: m.start()].encode())
