@@ -67,11 +67,12 @@ class Reference(NamedTuple):
     unresolved: str = ""  # a candidate's reason, one of the few above
 
 
-def references(index: RefIndex, key: str, decl: Decl, proven: bool = False
-               ) -> tuple[list[Reference], list[Reference]]:
+def references(index: RefIndex, key: str, decl: Decl, proven: bool = False,
+               within: set[str] | None = None) -> tuple[list[Reference], list[Reference]]:
     """(resolved, candidates) call sites of ``decl`` defined in file ``key``; ``proven``:
-    the resolved alone (files that can hold only candidates are not judged)."""
-    resolved, candidates, _, _ = _bounded_references(index, key, decl, None, proven)
+    the resolved alone (files that can hold only candidates are not judged); ``within``:
+    in these files only (a private member's, in its own)."""
+    resolved, candidates, _, _ = _bounded_references(index, key, decl, None, proven, within)
     return resolved, candidates
 
 
@@ -89,13 +90,12 @@ def bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | N
 
 
 def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | None,
-                        proven: bool = False
+                        proven: bool = False, within: set[str] | None = None
                         ) -> tuple[list[Reference], list[Reference], int, int]:
-    """``references``, judging the calls of at most ``max_files`` of the files that name
-    it, the nearest to its own file first; with how many were judged, and of how many. A
-    name that thousands of files use (a helper copied into every test fixture) costs
-    seconds to judge in full; a window needs a few call sites and says the count is
-    partial."""
+    """``references``, judging the calls of at most ``max_files`` of the files that name it,
+    the nearest to its own file first; with how many were judged, and of how many. A name
+    that thousands of files use (a helper copied into every test fixture) costs seconds
+    to judge in full; a window needs a few call sites and says the count is partial."""
     home = index.files.get(key)
     if home is None:
         return [], [], 0, 0
@@ -106,7 +106,7 @@ def _bounded_references(index: RefIndex, key: str, decl: Decl, max_files: int | 
     naming = sorted(same_system(index, set().union(*(index.by_name.get(n, set())
                                                      for n in names)), home))
     judged = naming if max_files is None else nearest(naming, key, max_files)
-    for other_key in judged:
+    for other_key in judged if within is None else [k for k in judged if k in within]:
         info = index.files.get(other_key)
         if info is None:
             continue
@@ -536,9 +536,9 @@ def definition(index: RefIndex, info: FileInfo, row: int, col: int,
                line: bytes | None = None) -> tuple[FileInfo, Decl] | None:
     """The declaration the name at (row, byte column) of a file refers to, if it resolves.
 
-    Calls, imports and declarations are in the reference tables; any other name (a
-    constant in an expression, a type in an annotation, ``mod.CONST``) is read from
-    ``line``, the row's text, when the caller has checked it is code, not a string."""
+    Calls, imports and declarations are in the reference tables; any other name (a constant
+    in an expression, a type in an annotation, ``mod.CONST``) is read from ``line``, the
+    row's text, when the caller has checked it is code, not a string."""
     names, calls = info.tables.derived("by_row", derived.by_row)
     for d in names.get(row, ()):
         if d.name_span.start_col <= col <= d.name_span.end_col:

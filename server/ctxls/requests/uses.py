@@ -49,8 +49,11 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     """Proven uses of ``decl`` (defined in the file ``key``), calls first."""
     index = snap.refs
     home = index.files.get(key)
-    resolved, _ = call_sites(index, key, decl, proven=True)
     spec = languages.spec_for(home.path) if home is not None else None
+    # (a private `name` field: 1,300 files of kafka named it)
+    private = spec is not None and spec.uses is not None and bool(spec.uses.private) and \
+        bool(decl.parents) and _private(snap, key, decl, spec.uses.private)
+    resolved, _ = call_sites(index, key, decl, proven=True, within={key} if private else None)
     if home is None or spec is None or spec.uses is None:
         return resolved
     if spec.uses.overloads and constructor(decl):  # `new Outer.Inner(a)`: the class's
@@ -87,9 +90,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
             for module in index.module_names_of(info):
                 if words := module_words(module):
                     files |= index.by_name.get(words[-1], set())
-    if spec.uses.private and decl.parents and _private(snap, key, decl, spec.uses.private):
-        files = {key}  # (a private `name` field: 1,300 files of kafka named it)
-        resolved = [r for r in resolved if r.key == key]
+    if private:  # used in its own file only
+        files = {key}
     found = list(resolved)
     seen = {(r.key, r.call.row, r.call.col) for r in found}
     owner = index.owner(home, decl)
