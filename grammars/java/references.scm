@@ -1,7 +1,9 @@
 ; What a Java file refers to: imports, calls, and names whose type is known in their scope.
 ; Capture vocabulary: grammars/README.md. A package is its folder (module_system = "java").
 
-(import_declaration (scoped_identifier scope: (_) @import.from name: (identifier) @import.name))
+(import_declaration (scoped_identifier scope: (_) @import.from name: (identifier) @import.name) .)
+; `import a.b.*;`: every class of the package a.b (the names above are then not one import)
+(import_declaration (scoped_identifier) @import.from (asterisk) @import.star)
 
 (method_invocation object: (_) @call.object name: (identifier) @call.name)
 (method_invocation !object name: (identifier) @call.name)
