@@ -69,6 +69,18 @@ FILES = {
             }
         }
         """,
+    "src/main/java/shop/report/Report.java": """\
+        package shop.report;
+
+        import shop.money.*;
+
+        public class Report {
+            public String line(Money price) {
+                Money doubled = price.times(2);
+                return doubled.cents() + " cents";
+            }
+        }
+        """,
     "src/main/java/shop/money/Money.java": """\
         package shop.money;
 

@@ -79,7 +79,9 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
         and not decl.parents else [home]
     files |= includers(index, declaring)
     members = index.module_system(home).module_members  # (`module.name` reaches it)
-    for module in index.module_names_of(home) if members else ():  # in a file importing it
+    # in a file importing its module (where modules do not reach members, a class's: a
+    # Java file importing its package with `import a.b.*;`)
+    for module in index.module_names_of(home) if members or not decl.parents else ():
         if words := module_words(module):
             files |= index.by_name.get(words[-1], set())
     if decl.parents:  # `instance.member` in a file that imports the class
