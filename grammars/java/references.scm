@@ -18,6 +18,9 @@
 (formal_parameter type: (_) @bind.type name: (identifier) @bind.name)
 (enhanced_for_statement type: (_) @bind.type name: (identifier) @bind.name
   (#not-eq? @bind.type "var"))
+; A type variable's bound: what a method declared to return `U` returns, where
+; `U extends BaseTestConsumer<T, U>` (a fluent API's own type)
+(type_parameter (type_identifier) @bind.name (type_bound . (_) @bind.type))
 ; Fields are instance members: this.repo, or repo alone (implicit_self)
 (field_declaration type: (_) @bind.type
   declarator: (variable_declarator name: (identifier) @bind.name)) @bind.member

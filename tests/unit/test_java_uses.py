@@ -69,14 +69,43 @@ FILES = {
             }
         }
         """,
+    "src/main/java/shop/report/Checks.java": """\
+        package shop.report;
+
+        /** A fluent API returning its own type: `S`, bounded by the class. */
+        public class Checks<S extends Checks<S>> {
+            int seen;
+
+            @SuppressWarnings("unchecked")
+            public S seen(int n) {
+                seen += n;
+                return (S) this;
+            }
+
+            public S done() {
+                return seen(0);
+            }
+        }
+        """,
     "src/main/java/shop/report/Report.java": """\
         package shop.report;
 
         import shop.money.*;
 
         public class Report {
+            static class ReportChecks extends Checks<ReportChecks> {
+            }
+
+            static class Draft {
+                Draft done() {
+                    return this;
+                }
+            }
+
             public String line(Money price) {
                 Money doubled = price.times(2);
+                ReportChecks checks = new ReportChecks();
+                checks.seen(1).done();
                 return doubled.cents() + " cents";
             }
         }

@@ -69,9 +69,8 @@ class Reference(NamedTuple):
 
 def references(index: RefIndex, key: str, decl: Decl, proven: bool = False,
                within: set[str] | None = None) -> tuple[list[Reference], list[Reference]]:
-    """(resolved, candidates) call sites of ``decl`` defined in file ``key``; ``proven``:
-    the resolved alone (files that can hold only candidates are not judged); ``within``:
-    in these files only (a private member's, in its own)."""
+    """(resolved, candidates) call sites of ``decl`` defined in file ``key``; ``proven``: the
+    resolved alone (files only candidates can be in are not judged); ``within``: in these."""
     resolved, candidates, _, _ = _bounded_references(index, key, decl, None, proven, within)
     return resolved, candidates
 
@@ -318,22 +317,15 @@ def _returned(index: RefIndex, info: FileInfo, binding: Binding,
               around: Decl | None, depth: int) -> tuple[FileInfo, Decl] | None:
     """The class a binding holds when it was assigned a call of a function that declares
     its return type (``doc = parse(text)`` with ``def parse(...) -> TOMLDocument``)."""
-    annotated = _return_annotation(index, info, binding, around, depth)
+    annotated = return_annotation(index, info, binding, around, depth)
     return index.class_named(annotated[0], annotated[2], annotated[1]) if annotated else None
 
 
-def returned_type(index: RefIndex, info: FileInfo, callee: str, row: int,
-                  around: Decl | None) -> str | None:
-    """The return type, as written, of the function a call at ``row`` names (``callee``:
-    `primitive.getAsNumber`, `parse`), when the file says what its receiver is."""
-    annotated = _return_annotation(index, info, Binding(row + 1, "", callee), around, 0)
-    return annotated[2] if annotated else None
-
-
-def _return_annotation(index: RefIndex, info: FileInfo, binding: Binding,
+def return_annotation(index: RefIndex, info: FileInfo, binding: Binding,
                        around: Decl | None, depth: int) -> tuple[FileInfo, Decl, str] | None:
-    """(its file, the function, its return annotation) of the function a binding was
-    assigned a call of."""
+    """(its file, the function, its return annotation: a type variable's bound, Java's `U
+    extends Base<T, U>`) of the function a binding was assigned a call of (a call at row
+    r whose callee is `a.f`: ``Binding(r + 1, "", "a.f")``)."""
     callee = binding.type
     # Evaluated just before the assignment: `x = x.next()` asks what x was.
     fake = Call(binding.row - 1, 0, 0, callee.rpartition(".")[2],
@@ -348,9 +340,10 @@ def _return_annotation(index: RefIndex, info: FileInfo, binding: Binding,
     if found is None:
         return None
     owner, fn = found
-    annotation = next((t for row, t in owner.refs.returns if row == fn.name_span.start_row),
-                      None)
-    return (owner, fn, annotation) if annotation else None
+    row = fn.name_span.start_row
+    annotation = next((t for r, t in owner.refs.returns if r == row), None)
+    bound = _binding(index, owner, annotation, row) if annotation and annotation.isupper() else None
+    return (owner, fn, bound.type if bound and bound.type else annotation) if annotation else None
 
 
 def _external(index: RefIndex, info: FileInfo, head: str) -> bool:
@@ -489,13 +482,18 @@ def _method_of(index: RefIndex, info: FileInfo, cls: Decl,
         if owner is None:
             continue
         mine: tuple[FileInfo, Decl] | None = None
+        value: tuple[FileInfo, Decl] | None = None  # a field of the name, a method's first
         for member, d in index.members(owner, f"{qual}.{name}"):  # Go: any file of the package
             if mine is not None and member is mine[0]:
                 continue  # (an overload stub's implementation is its own file's)
-            if d.body is None and d.kind in ("function", "method"):
+            if d.kind not in ("function", "method"):
+                value = value or (member, d)  # (Java: a builder's `timeout` and `timeout()`)
+            elif d.body is None:
                 mine = mine or (member, d)  # C++: declared in the header
-                continue
-            return member, d
+            else:
+                return member, d
+        if value is not None and mine is None:
+            return value
         prototype = prototype or mine
     return prototype
 

@@ -20,8 +20,8 @@ import re
 from functools import lru_cache
 
 from ctxls.index.globals import CLASS_KINDS
-from ctxls.index.refs import Call
-from ctxls.index.resolve import FileInfo, Reference, returned_type
+from ctxls.index.refs import Binding, Call
+from ctxls.index.resolve import FileInfo, Reference, return_annotation
 from ctxls.snapshot import Snapshot
 from ctxls.syntax import arity
 from ctxls.syntax.outline import Decl
@@ -199,8 +199,10 @@ def _argument_type(text: str, uses: UsesSpec, info: FileInfo | None, row: int,
     fixed = dict(uses.member_types).get(callee.rpartition(".")[2])
     if fixed is not None:  # `x.toString()`: what every object's member returns
         return fixed
-    returned = returned_type(snap.refs, info, callee, row, snap.refs.at_row(info, row))
-    return _simple(returned) if returned else None
+    # (the return type, as written, of the function `callee` names, its receiver known)
+    annotated = return_annotation(snap.refs, info, Binding(row + 1, "", callee),
+                                  snap.refs.at_row(info, row), 0)
+    return _simple(annotated[2]) if annotated else None
 
 
 def _operands(text: str) -> list[str]:
