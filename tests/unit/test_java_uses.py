@@ -30,6 +30,10 @@ FILES = {
         import shop.money.Prices;
 
         public class Cart {
+            public static Cart empty() {
+                return new Cart();
+            }
+
             private final List<Money> lines = new ArrayList<>();
             private Money.Rounding rounding = new Money.Rounding(2);
             int count;
@@ -90,6 +94,7 @@ FILES = {
     "src/main/java/shop/report/Report.java": """\
         package shop.report;
 
+        import shop.cart.Cart;
         import shop.money.*;
 
         public class Report {
@@ -106,6 +111,7 @@ FILES = {
                 Money doubled = price.times(2);
                 ReportChecks checks = new ReportChecks();
                 checks.seen(1).done();
+                long none = Cart.empty().total().cents();  // typed by the last call's return
                 return doubled.cents() + " cents";
             }
         }
@@ -214,9 +220,9 @@ KNOWN = {
     # passed to either constructor
     ("Money.Money@12", "extra", "src/main/java/shop/money/Money.java", 42, 19),
     # `any instanceof Money found && found.count()`: a pattern's binding types no receiver
-    ("Money.count@20", "missed", "src/main/java/shop/cart/Cart.java", 40, 48),
+    ("Money.count@20", "missed", "src/main/java/shop/cart/Cart.java", 44, 48),
     # `money -> money.times(2)`: a lambda's parameter, typed by inference only
-    ("Money.times@37", "missed", "src/main/java/shop/cart/Cart.java", 33, 54),
+    ("Money.times@37", "missed", "src/main/java/shop/cart/Cart.java", 37, 54),
 }
 
 
@@ -283,3 +289,10 @@ def test_an_expression_is_split_at_its_arithmetic_operators_only() -> None:
     assert _operands("a > b ? 1 : 2") == ["a > b ? 1 : 2"]  # a condition: not arithmetic
     assert _operands("x -> x + 1") == ["x -> x + 1"]
     assert _operands('"a-b"') == ['"a-b"']
+
+
+def test_what_a_chain_calls_last_is_read_from_its_text() -> None:
+    assert arity.callee("Observable.just(1).test()") == "Observable.just(1).test"
+    assert arity.callee("a.b(x, g(y)).c(z)") == "a.b(x, g(y)).c"
+    assert arity.callee("rows\n    .stream()\n    .count()") == "rows.stream().count"
+    assert arity.callee("new Foo()") is None and arity.callee("a.b") is None

@@ -22,11 +22,10 @@ from ctxls.index.refindex import MAX_HOPS
 from ctxls.index.refindex import FileInfo as FileInfo
 from ctxls.index.refindex import RefIndex as RefIndex
 from ctxls.index.refs import Binding, Call
-from ctxls.syntax import languages
+from ctxls.syntax import arity, languages
 from ctxls.syntax.outline import Decl
 
 SELF_NAMES = frozenset({"self", "cls"})
-CHAINED = re.compile(r"^([A-Za-z_$][\w.$]*)\(.*\)$", re.S)  # a call used as a receiver
 WORD = re.compile(r"(?<![\w$])[^\W\d][\w$]*|\$[\w$]*")  # an identifier, not 0x1F's x1F
 LINK = re.compile(r"(?<![\w$])([^\W\d][\w$]*|\$[\w$]*)\s*(?:\.|::)\s*\Z")  # `a.`, `a::`
 # What a candidate's resolution stopped at, in the words of the `incomplete:` note.
@@ -274,10 +273,9 @@ def _receiver_of(index: RefIndex, info: FileInfo, call: Call,
         else None
     if found is not None:
         return found
-    chained = CHAINED.match(obj)
-    if chained and depth < MAX_HOPS:  # ledger.add(x).total(): what add() says it returns
-        return _returned(index, info, Binding(call.row + 1, "", chained.group(1)), around,
-                         depth + 1)
+    chained = arity.callee(obj)  # ledger.add(x).total(): what total() says it returns
+    if chained and depth < MAX_HOPS:
+        return _returned(index, info, Binding(call.row + 1, "", chained), around, depth + 1)
     if "." in obj or "(" in obj:
         return None
     binding = _binding(index, info, obj, call.row)

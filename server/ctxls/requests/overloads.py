@@ -30,7 +30,6 @@ from ctxls.syntax.spec import UsesSpec
 VALUE_KINDS = ("field", "constant", "variable")
 IMPORTED = "imported by name"  # (``uses``' reason for an import that binds the declaration)
 IDENT = re.compile(r"(?:this\s*\.\s*)?([A-Za-z_$][\w$]*)")
-CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*|\([^;{}]*?\))*")
 ANNOTATION = re.compile(r"@[\w.]+(?:\s*\([^()]*\))?")
 PARAMETER = re.compile(r"(?s)(.*?)\s*\b[A-Za-z_$][\w$]*\s*(?:\[\s*\])*\s*$")
 TYPE_PARAMETERS = re.compile(r"<([^()]*)>\s*[\w.<>\[\]?, ]*$")
@@ -193,7 +192,7 @@ def _argument_type(text: str, uses: UsesSpec, info: FileInfo | None, row: int,
     m = IDENT.fullmatch(text)
     if m:
         return _declared_type(snap, info, row, m.group(1), uses)
-    callee = _callee(text)
+    callee = arity.callee(text)
     if callee is None or info is None:
         return None
     fixed = dict(uses.member_types).get(callee.rpartition(".")[2])
@@ -236,19 +235,6 @@ def _after_operand(before: str) -> bool:
     """Whether an operator after this text is binary (`a - b`, not `-b` or `a = -b`)."""
     last = before.rstrip()[-1:]
     return last.isalnum() or last in (")", "]", "_", "$", '"', "'")
-
-
-def _callee(text: str) -> str | None:
-    """`a.b(x).c` of a call expression `a.b(x).c(y, z)`: what the last call calls."""
-    if not text.endswith(")"):
-        return None
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(text[i], 0)
-        if depth == 0:
-            callee = text[:i].rstrip()
-            return callee if CALLEE.fullmatch(callee) else None
-    return None
 
 
 @lru_cache(maxsize=16)

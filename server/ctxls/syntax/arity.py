@@ -9,9 +9,14 @@ parenthesis after the name, one never closed).
 
 from __future__ import annotations
 
+import re
+
 OPEN = {ord("("): ord(")"), ord("["): ord("]"), ord("{"): ord("}")}
 QUOTES = (ord('"'), ord("'"))
 LIMIT = 1 << 14  # bytes read after a name: an argument list longer is not counted
+# what a call calls: a dotted name, through calls (`a.b(x).c`), spaced as a chain is
+CALLEE = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*|\([^;{}]*?\))*")
+DOT = re.compile(r"\s*\.\s*")
 
 
 def _list(data: bytes, start: int, angles: bool) -> list[bytes] | None:
@@ -65,3 +70,17 @@ def arguments(data: bytes, after_name: int) -> list[bytes] | None:
 def parameters(data: bytes, after_name: int) -> list[bytes] | None:
     """The parameter texts of the declaration whose name ends at ``after_name``."""
     return _list(data, after_name, angles=True)
+
+
+def callee(text: str) -> str | None:
+    """`a.b(x).c` of a call expression `a.b(x).c(y, z)`: what its last call calls (the space
+    around its dots taken out: a chain over lines); None when it is no call of a name."""
+    if not text.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(text[i], 0)
+        if depth == 0:
+            called = text[:i].rstrip()
+            return DOT.sub(".", called) if CALLEE.fullmatch(called) else None
+    return None
