@@ -7,6 +7,10 @@ import attrs
 from ctxls.syntax.skeleton import SkeletonOptions
 from ctxls.tokens import DEFAULT_ENCODING
 
+# Larger files are listed, not parsed (their windows are bounded lines; RxJava's central
+# `Flowable.java`, 1.19 MB, is parsed at 2 MiB, as a language's own server would).
+MAX_FILE_BYTES = 2 << 20
+
 
 @attrs.define
 class RankingOptions:
@@ -27,7 +31,7 @@ class Options:
     whole_max_tokens: int = 1500
     flat_ratio: float = 0.25
     doc_lines: int = 4
-    max_file_bytes: int = 1 << 20  # larger files are listed, not parsed
+    max_file_bytes: int = MAX_FILE_BYTES
     read_range_max_lines: int = 400
     fallback_lines: int = 80
     scan_processes: int = 2  # worker processes for a cold scan (parsing holds the GIL)

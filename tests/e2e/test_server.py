@@ -213,7 +213,7 @@ async def test_bad_input_gets_errors_and_the_server_keeps_serving(
     (root / "latin1.py").write_bytes(b"# caf\xe9\n" + b"def f():\n    return 1\n" * 3)
     r = await call(vscode, "ctx/skeleton", {"path": "latin1.py"})
     assert any("non-utf8" in n for n in r["notes"]) and "caf\ufffd" in r["text"]
-    (root / "huge.py").write_text("X = 1\n" * 300_000)
+    (root / "huge.py").write_text("X = 1\n" * 400_000)  # 2.4 MB: over maxFileBytes
     r = await call(vscode, "ctx/skeleton", {"path": "huge.py"})
     assert (r["mode"], r["reason"]) == ("fallback", "too-large")
     assert len(r["text"].splitlines()) < 100

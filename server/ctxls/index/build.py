@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from ctxls.config import MAX_FILE_BYTES
 from ctxls.index import git
 from ctxls.index import pgstore as pg
 from ctxls.index import terms as tm
@@ -174,7 +175,7 @@ def _ray(batches: list[list[tuple[str, str]]], max_bytes: int, processes: int,
 
 def build(roots: list[Path], dsn: str, *, engine: str = "local", repo: str | None = None,
           processes: int = 2, address: str | None = None, batch: int = BATCH,
-          max_bytes: int = 1 << 20, excludes: list[str] | None = None,
+          max_bytes: int = MAX_FILE_BYTES, excludes: list[str] | None = None,
           say: Callable[[str], None] = print) -> Figures:
     """Build ``roots`` into the store at ``dsn``. Raises ``pg.StoreError`` (its text safe
     to show) when the store cannot be used."""
