@@ -133,6 +133,7 @@ FILES = {
                 this(Long.parseLong(text));
             }
 
+            /** The amount; no private helper, whatever a doc comment says. */
             public long cents() {
                 return cents;
             }
@@ -218,11 +219,11 @@ FILES = {
 KNOWN = {
     # `new Money(Math.round(...))`: a library method's result, of no known type, may be
     # passed to either constructor
-    ("Money.Money@12", "extra", "src/main/java/shop/money/Money.java", 42, 19),
+    ("Money.Money@12", "extra", "src/main/java/shop/money/Money.java", 43, 19),
     # `any instanceof Money found && found.count()`: a pattern's binding types no receiver
-    ("Money.count@20", "missed", "src/main/java/shop/cart/Cart.java", 44, 48),
+    ("Money.count@21", "missed", "src/main/java/shop/cart/Cart.java", 44, 48),
     # `money -> money.times(2)`: a lambda's parameter, typed by inference only
-    ("Money.times@37", "missed", "src/main/java/shop/cart/Cart.java", 37, 54),
+    ("Money.times@38", "missed", "src/main/java/shop/cart/Cart.java", 37, 54),
 }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from ctxls.index.globals import CLASS_KINDS
 from ctxls.index.refs import Binding, Call
@@ -25,39 +26,37 @@ from ctxls.index.resolve import FileInfo, Reference, return_annotation
 from ctxls.snapshot import Snapshot
 from ctxls.syntax import arity
 from ctxls.syntax.outline import Decl
-from ctxls.syntax.spec import UsesSpec
+from ctxls.syntax.spec import LanguageSpec, UsesSpec
 
 VALUE_KINDS = ("field", "constant", "variable")
 IMPORTED = "imported by name"  # (``uses``' reason for an import that binds the declaration)
-IDENT = re.compile(r"(?:this\s*\.\s*)?([A-Za-z_$][\w$]*)")
-ANNOTATION = re.compile(r"@[\w.]+(?:\s*\([^()]*\))?")
+IDENT = re.compile(r"(?:([A-Za-z_$][\w$]*)\s*\.\s*)?([A-Za-z_$][\w$]*)")  # `x`, `this.x`
 PARAMETER = re.compile(r"(?s)(.*?)\s*\b[A-Za-z_$][\w$]*\s*(?:\[\s*\])*\s*$")
 TYPE_PARAMETERS = re.compile(r"<([^()]*)>\s*[\w.<>\[\]?, ]*$")
 
 Params = list[str | None]  # each parameter's type (None: unknown)
-# The numeric types, narrowest first (`a * b` is the wider's), and a number whose type is
-# not known (``supertypes`` says what it may be passed as)
-NUMERIC = ("byte", "short", "char", "int", "long", "float", "double")
-NUMBER = "(number)"
+NUMBER = "(number)"  # a number whose type is not known (``supertypes`` says what it takes)
 
 
-def constructor(decl: Decl) -> bool:
-    """Whether a method is its class's constructor (named as the class is)."""
-    return decl.kind == "method" and bool(decl.parents) and \
-        decl.name == decl.parents[-1].rpartition(".")[2]
+def constructor(decl: Decl, spec: LanguageSpec) -> bool:
+    """Whether a method is its class's constructor, where the language names constructors
+    after their class (``constructors``: `<class>`)."""
+    return decl.kind == "method" and bool(decl.parents) and "<class>" in spec.constructors \
+        and decl.name == decl.parents[-1].rpartition(".")[2]
 
 
 def own_uses(snap: Snapshot, home: FileInfo, decl: Decl, found: list[Reference],
-             uses: UsesSpec) -> list[Reference]:
+             spec: LanguageSpec) -> list[Reference]:
     """The uses of ``found`` that are ``decl``'s (see the module's docstring)."""
-    if not decl.parents:
+    if not decl.parents or spec.uses is None:
         return found
+    uses = spec.uses
     method = decl.kind in ("function", "method")
-    ctor = constructor(decl)
+    ctor = constructor(decl, spec)
     twins = [d for d in home.outline.decls if d.qualname == decl.qualname
              and d.name_span != decl.name_span] if method else []
-    mine = _signature(snap, home, decl) if twins else None
-    others = [s for s in (_signature(snap, home, d) for d in twins) if s is not None]
+    mine = _signature(snap, home, decl, uses) if twins else None
+    others = [s for s in (_signature(snap, home, d, uses) for d in twins) if s is not None]
     kept: list[Reference] = []
     for r in found:
         try:
@@ -83,7 +82,7 @@ def own_uses(snap: Snapshot, home: FileInfo, decl: Decl, found: list[Reference],
             kept.append(r)
             continue
         info, row = snap.refs.files.get(r.key), r.call.row
-        types = [_argument_type(a.decode("utf-8", "replace"), uses, info, row, snap)
+        types = [_argument_type(a.decode("utf-8", "replace"), spec, info, row, snap)
                  for a in args]
         if _takes(mine, types, uses) and not any(
                 _takes(o, types, uses) and _closer(o, mine, types, uses) for o in others):
@@ -91,7 +90,8 @@ def own_uses(snap: Snapshot, home: FileInfo, decl: Decl, found: list[Reference],
     return kept
 
 
-def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[Reference]:
+def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl,
+                spec: LanguageSpec) -> list[Reference]:
     """The `this(...)` calls in the constructors of ``cls`` (but ``decl``, which cannot call
     itself) and the `super(...)` calls in those of the classes it is a base of: each calls
     one of its constructors."""
@@ -103,11 +103,11 @@ def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[R
             continue
         bases = dict(info.refs.bases)
         for sub in (d for d in info.outline.decls if d.kind in CLASS_KINDS):
-            if key == home.key and sub.name_span == cls.name_span:
-                keyword = "this"
-            elif any(index.class_named(info, base, sub) == (home, cls)
-                     for base in bases.get(sub.name_span.start_row, ())):
-                keyword = "super"
+            if key == home.key and sub.name_span == cls.name_span and spec.self_names:
+                keyword = spec.self_names[0]  # `this(...)`
+            elif spec.super_names and any(index.class_named(info, base, sub) == (home, cls)
+                                          for base in bases.get(sub.name_span.start_row, ())):
+                keyword = spec.super_names[0]  # `super(...)`
             else:
                 continue
             try:
@@ -115,7 +115,7 @@ def delegations(snap: Snapshot, home: FileInfo, cls: Decl, decl: Decl) -> list[R
             except Exception:
                 continue
             call = re.compile(rf"(?<![\w$.]){keyword}\s*\(")
-            for ctor in (d for d in info.outline.decls if constructor(d)
+            for ctor in (d for d in info.outline.decls if constructor(d, spec)
                          and d.parents[-1] == sub.qualname and d.body is not None
                          and (key, d.name_span) != (home.key, decl.name_span)):
                 for row in range(ctor.signature.end_row, ctor.span.last_row + 1):
@@ -134,7 +134,8 @@ class _Signature:
         self.types, self.variadic, self.variables = types, variadic, variables
 
 
-def _signature(snap: Snapshot, home: FileInfo, decl: Decl) -> _Signature | None:
+def _signature(snap: Snapshot, home: FileInfo, decl: Decl, uses: UsesSpec
+               ) -> _Signature | None:
     try:
         v = snap.view_at(home.key)
     except Exception:
@@ -148,8 +149,9 @@ def _signature(snap: Snapshot, home: FileInfo, decl: Decl) -> _Signature | None:
     m = TYPE_PARAMETERS.search(head.decode("utf-8", "replace"))
     variables = frozenset(p.split()[0] for p in m.group(1).split(",") if p.split()) \
         if m else frozenset()
-    texts = [ANNOTATION.sub(" ", p.decode("utf-8", "replace")).replace("final ", " ")
-             for p in params]
+    noise = re.compile(uses.parameter_modifiers) if uses.parameter_modifiers else None
+    texts = [p.decode("utf-8", "replace") for p in params]
+    texts = [noise.sub(" ", t) for t in texts] if noise is not None else texts
     variadic = bool(texts) and "..." in texts[-1]
     types: Params = []
     for text in texts:
@@ -173,29 +175,31 @@ def _simple(spelled: str) -> str:
     return text.replace("[]", "").rpartition(".")[2] + "[]" * dims
 
 
-def _argument_type(text: str, uses: UsesSpec, info: FileInfo | None, row: int,
+def _argument_type(text: str, spec: LanguageSpec, info: FileInfo | None, row: int,
                    snap: Snapshot, operands: bool = True) -> str | None:
+    uses = spec.uses
+    assert uses is not None
     text = text.strip()
-    parts = _operands(text) if operands else []
+    parts = _operands(text) if operands and uses.numeric else []
     if len(parts) > 1:  # `cents * factor`, `"n=" + n`
-        types = [_argument_type(p, uses, info, row, snap, False) for p in parts[::2]]
-        if "String" in types:
-            return "String"
-        numeric = [t for t in types if t in NUMERIC]
+        types = [_argument_type(p, spec, info, row, snap, False) for p in parts[::2]]
+        if any(t == _string_type(uses) for t in types):
+            return _string_type(uses)  # `+` joins strings
+        numeric = [t for t in types if t in uses.numeric]
         if len(numeric) == len(types):
-            return max(numeric, key=NUMERIC.index)
+            return max(numeric, key=uses.numeric.index)
         return NUMBER if set(parts[1::2]) - {"+"} or numeric else None
     for pattern, typed in _argument_patterns(uses.argument_types):
         m = pattern.fullmatch(text)
         if m:
             return _simple(typed.replace("$1", m.group(1))) if "$1" in typed else typed
     m = IDENT.fullmatch(text)
-    if m:
-        return _declared_type(snap, info, row, m.group(1), uses)
+    if m and (m.group(1) is None or m.group(1) in spec.self_names):  # `x`, `this.x`
+        return _declared_type(snap, info, row, m.group(2), spec)
     callee = arity.callee(text)
     if callee is None or info is None:
         return None
-    fixed = dict(uses.member_types).get(callee.rpartition(".")[2])
+    fixed: str | None = _table(uses.member_types).get(callee.rpartition(".")[2])
     if fixed is not None:  # `x.toString()`: what every object's member returns
         return fixed
     # (the return type, as written, of the function `callee` names, its receiver known)
@@ -237,6 +241,12 @@ def _after_operand(before: str) -> bool:
     return last.isalnum() or last in (")", "]", "_", "$", '"', "'")
 
 
+def _string_type(uses: UsesSpec) -> str | None:
+    """The type of a string literal (`argument_types`' first row that a quoted text has)."""
+    return next((t for p, t in _argument_patterns(uses.argument_types) if p.fullmatch('""')),
+                None)
+
+
 @lru_cache(maxsize=16)
 def _argument_patterns(table: tuple[tuple[str, str], ...]
                        ) -> list[tuple[re.Pattern[str], str]]:
@@ -244,25 +254,25 @@ def _argument_patterns(table: tuple[tuple[str, str], ...]
 
 
 def _declared_type(snap: Snapshot, info: FileInfo | None, row: int, name: str,
-                   uses: UsesSpec) -> str | None:
+                   spec: LanguageSpec) -> str | None:
     """The type a local, parameter or field named ``name`` is declared with, seen from
     ``row`` of the file: the last declaration of it in the function around the row before
     it, else the class's field."""
-    if info is None:
+    if info is None or spec.uses is None:
         return None
     around = snap.refs.at_row(info, row)
-    if around is not None and around.kind in ("function", "method") and uses.local_binding:
+    if around is not None and around.kind in ("function", "method") and \
+            spec.uses.local_binding:
         try:
             lines = snap.view_at(info.key).lines
         except Exception:
             return None
         text = "\n".join(lines[around.signature.start_row : row + 1])
-        pattern = re.compile(uses.local_binding.replace("NAME", re.escape(name)), re.M)
-        typed = [m.group("type") for m in pattern.finditer(text)
-                 if "type" in pattern.groupindex and m.group("type")]
-        if typed:
-            return _simple(typed[-1]) if typed[-1] != "var" else None
-    field = f"this.{name}"
+        pattern = re.compile(spec.uses.local_binding.replace("NAME", re.escape(name)), re.M)
+        if "type" in pattern.groupindex and (found := list(pattern.finditer(text))):
+            typed = found[-1].group("type")  # (none: `var x = ...`, a type inferred)
+            return _simple(typed) if typed else None
+    field = f"{spec.self_names[0]}.{name}" if spec.self_names else name
     return next((_simple(b.type) for b in info.refs.bindings if b.name == field and b.type),
                 None)
 
@@ -293,7 +303,7 @@ def _distances(sig: _Signature, types: Params, uses: UsesSpec) -> list[int]:
     whose supertypes are not listed)."""
     out = []
     for arg, param in zip(types, sig.types, strict=False):
-        known = _supertypes(uses.supertypes).get(arg) if arg is not None else None
+        known = _table(uses.supertypes).get(arg) if arg is not None else None
         if arg is None or param is None or arg == param:
             out.append(0)
         elif known is None:
@@ -313,10 +323,11 @@ def _may_pass(arg: str | None, param: str | None, sig: _Signature, uses: UsesSpe
         if param.endswith("[]"):
             return _may_pass(arg[:-2], param[:-2], sig, uses)
         return param in ("Object", "Cloneable", "Serializable")
-    known = _supertypes(uses.supertypes).get(arg)
+    known = _table(uses.supertypes).get(arg)
     return known is None or param in known
 
 
 @lru_cache(maxsize=16)
-def _supertypes(table: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, tuple[str, ...]]:
-    return dict(table)
+def _table(rows: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    """A data file's pairs as a dict (made once per table)."""
+    return dict(rows)

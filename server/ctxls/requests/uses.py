@@ -41,7 +41,6 @@ from ctxls.syntax.text import LineIndex
 
 _ANNOTATION = re.compile(r"[:=]")  # (compiled at import: a first request compiled it)
 
-UNSAID = re.compile(rb'(?s)/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\])*"')  # comments, strings
 RECEIVER = re.compile(rb"(\$?[A-Za-z_]\w*(?:\s*\.\s*\$?[A-Za-z_]\w*)*)\s*\.\s*$")
 
 
@@ -56,11 +55,11 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     resolved, _ = call_sites(index, key, decl, proven=True, within={key} if private else None)
     if home is None or spec is None or spec.uses is None:
         return resolved
-    if spec.uses.overloads and constructor(decl):  # `new Outer.Inner(a)`: the class's
+    if spec.uses.overloads and constructor(decl, spec):  # `new Outer.Inner(a)`: the class's
         cls = next((d for d in home.outline.decls if d.qualname == decl.parents[-1]), None)
         if cls is not None:  # uses, the calls among them that it can take
             return own_uses(snap, home, decl, uses(snap, key, cls)
-                            + delegations(snap, home, cls, decl), spec.uses)
+                            + delegations(snap, home, cls, decl, spec), spec)
     if decl.name in spec.constructors and decl.parents:  # `Cls(...)` runs Cls.__init__
         cls = next((d for d in home.outline.decls if d.qualname == decl.parents[-1]), None)
         if cls is not None:
@@ -105,7 +104,8 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
     # `i`, 475,000 matches in git's 770 files naming it)
     literal = re.compile(b"(?:" + either + rb")(?![\w$])")
     needles = [n.encode() for n in names]
-    if spec.uses.overloads and decl.kind in ("function", "method") and not constructor(decl):
+    if spec.uses.overloads and decl.kind in ("function", "method") and \
+            not constructor(decl, spec):
         # Methods apart from fields (Java): a method's every use but its calls (judged
         # above) is a reference, `Type::name`, or a static import's `a.B.name;`: only those
         # are read (kafka's `name`: 1,300 files read, 6,700 matches judged)
@@ -248,19 +248,20 @@ def uses(snap: Snapshot, key: str, decl: Decl) -> list[Reference]:
                     col=_start(node, spec.uses, col)), around.qualname if around else None,
                     said[1]))
                 seen.add((other, row, col))
-    return own_uses(snap, home, decl, found, spec.uses) if spec.uses.overloads else found
+    return own_uses(snap, home, decl, found, spec) if spec.uses.overloads else found
 
 
 def _private(snap: Snapshot, key: str, decl: Decl, pattern: str) -> bool:
-    """Whether a member's head (what precedes its name: modifiers, annotations, its type)
-    says it is used in its own file only (``private``)."""
+    """Whether a member's head (what precedes its name from its signature's start, after
+    its doc comment: modifiers, annotations, its type) says it is used in its own file
+    only (``private``)."""
     try:
         v = snap.view_at(key)
     except Exception:  # gone since: as if not
         return False
-    head = v.data[v.index.offset(decl.span.start_row, decl.span.start_col):
+    head = v.data[v.index.offset(decl.signature.start_row, decl.signature.start_col):
                   v.index.offset(decl.name_span.start_row, decl.name_span.start_col)]
-    return _pattern(pattern).search(UNSAID.sub(b" ", head)) is not None
+    return _pattern(pattern).search(head) is not None
 
 
 def _preamble(data: bytes, pattern: str) -> int | None:

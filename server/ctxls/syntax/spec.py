@@ -91,6 +91,13 @@ class UsesSpec:
     # (a member every object has, the type it returns): `x.toString()` is a String whatever
     # x is.
     member_types: tuple[tuple[str, str], ...] = ()
+    # The numeric types, narrowest first: `a * b` is of the wider operand's type, and an
+    # arithmetic expression of unknown operands a number (``supertypes``' `(number)`).
+    # None: arguments are not read as arithmetic.
+    numeric: tuple[str, ...] = ()
+    # A regular expression for what a parameter's text holds besides its type and name
+    # (Java: annotations, `final`), taken out before its type is read.
+    parameter_modifiers: str = ""
 
 
 @attrs.frozen
